@@ -1,0 +1,258 @@
+# cython: language_level=3, infer_types=True, boundscheck=False, wraparound=False, cdivision=True
+# distutils: language = c++
+"""Arc-hybrid (Kuhlmann, Gómez-Rodríguez & Satta 2011) with the exact dynamic oracle of
+Goldberg & Nivre 2013. Spec: ../shared/specs/arc_eager_hybrid_easyfirst.md §1.2, §5.2, §6.
+
+The virtual root sits at the bottom of the stack (ROOT-first, spec §1.2) without being a
+token: ROOT is the spec's RIGHT with s1 = root, valid when s0 is the only real stack item.
+A root popped by ROOT gets `_heads[s0] = s0` (the package convention), so for this system
+
+    x is on the stack  <=>  x < _b_i and x has no head yet
+    x is in the buffer <=>  x >= _b_i        (the buffer is a contiguous suffix)
+
+and every cost below is O(1 + gold degree), with no per-step bookkeeping.
+
+Sentences: several roots make several sentences (each root's yield is contiguous because
+the derived forest is projective w.r.t. the virtual root). Preset boundaries
+(`TokenC.sent_start`) are honoured: no arc crosses a preset sentence start, SHIFT cannot
+push a sentence start onto a non-empty stack, and ROOT may not end a sentence before a
+token that cannot start one (docs/conventions.md).
+"""
+from spacy.typedefs cimport attr_t, weight_t
+from spacy.pipeline._parser_internals._state cimport StateC
+
+from .system_base cimport (
+    DynOracleSystem, GoldC, Transition, SHIFT, LEFT, RIGHT, ROOT, N_MOVES,
+    arc_label_cost, gold_kids_from,
+)
+
+
+cdef inline bint on_stack(const StateC* st, int x) noexcept nogil:
+    return x < st._b_i and st._heads[x] == -1
+
+
+cdef inline bint in_buffer(const StateC* st, int x) noexcept nogil:
+    return x >= st._b_i
+
+
+cdef inline int kids_on_stack(const StateC* st, const GoldC* g, int h) noexcept nogil:
+    cdef int k, n = 0
+    for k in range(g.kid_start[h], g.kid_start[h + 1]):
+        if g.kids[k] >= h:
+            break              # only left dependents can be on the stack while h is b0
+        if on_stack(st, g.kids[k]):
+            n += 1
+    return n
+
+
+cdef inline weight_t pop_s0_cost(const StateC* st, const GoldC* g, int s0) noexcept nogil:
+    """Cost of attaching s0 to the item below it and popping it (RIGHT, ROOT):
+    [g(s0) in B] + |D(s0) ∩ B| (spec §5.2)."""
+    cdef int h = g.heads[s0]
+    return (h >= 0 and h != s0 and in_buffer(st, h)) + gold_kids_from(g, s0, st._b_i)
+
+
+cdef class Shift:
+    """Push the first word of the buffer.
+
+    Validity: the buffer is not empty, and b0 does not start a preset sentence while the
+        stack holds words of the previous one.
+    Cost: [g(b0) in stack ∪ {root}, other than s0] + |D(b0) ∩ stack|.
+    Action: push b0.
+    """
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
+        if st.buffer_length() == 0:
+            return 0
+        return st.stack_depth() == 0 or not st.is_sent_start(st.B(0))
+
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil:
+        st.push()
+
+    @staticmethod
+    cdef weight_t move_cost(const StateC* st, const GoldC* g) noexcept nogil:
+        cdef int b0 = st.B(0)
+        cdef int s0 = st.S(0)
+        cdef int h = g.heads[b0]
+        cdef weight_t cost = kids_on_stack(st, g, b0)
+        if h == b0:
+            cost += st.stack_depth() >= 1          # the root is deeper than s0 now
+        elif h >= 0 and h != s0 and on_stack(st, h):
+            cost += 1
+        return cost
+
+    @staticmethod
+    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
+        return Shift.move_cost(st, <const GoldC*>gold)
+
+
+cdef class LeftArc:
+    """Attach s0 to b0 and pop it.
+
+    Validity: stack and buffer not empty; b0 does not start a preset sentence.
+    Cost: [g(s0) in {s1} ∪ β] + |D(s0) ∩ B| (+1 for a wrong label on the gold arc);
+        s1 is the root when s0 is the only stack word.
+    Action: arc b0 -> s0, pop.
+    """
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
+        return (st.stack_depth() >= 1 and st.buffer_length() >= 1
+                and not st.is_sent_start(st.B(0)))
+
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil:
+        st.add_arc(st.B(0), st.S(0), label)
+        st.pop()
+
+    @staticmethod
+    cdef weight_t move_cost(const StateC* st, const GoldC* g) noexcept nogil:
+        cdef int s0 = st.S(0)
+        cdef int h = g.heads[s0]
+        cdef weight_t cost = gold_kids_from(g, s0, st._b_i)
+        if h == s0:
+            cost += st.stack_depth() == 1          # s1 is the root
+        elif h >= 0 and (h == st.S(1) or h > st.B(0)):
+            cost += 1
+        return cost
+
+    @staticmethod
+    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
+        g = <const GoldC*>gold
+        return LeftArc.move_cost(st, g) + arc_label_cost(g, st.B(0), st.S(0), label)
+
+
+cdef class RightArc:
+    """Attach s0 to s1 and pop it.
+
+    Validity: at least two words on the stack.
+    Cost: [g(s0) in B] + |D(s0) ∩ B| (+1 for a wrong label on the gold arc).
+    Action: arc s1 -> s0, pop.
+    """
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
+        return st.stack_depth() >= 2
+
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil:
+        st.add_arc(st.S(1), st.S(0), label)
+        st.pop()
+
+    @staticmethod
+    cdef weight_t move_cost(const StateC* st, const GoldC* g) noexcept nogil:
+        return pop_s0_cost(st, g, st.S(0))
+
+    @staticmethod
+    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
+        g = <const GoldC*>gold
+        return RightArc.move_cost(st, g) + arc_label_cost(g, st.S(1), st.S(0), label)
+
+
+cdef class RootArc:
+    """Make s0 a sentence root (the spec's RIGHT with s1 = root) and pop it.
+
+    Validity: s0 is the only stack word, and b0 (if any) may start a sentence.
+    Cost: [g(s0) in B] + |D(s0) ∩ B|.
+    Action: s0 points to itself, pop; b0 starts the next sentence.
+    """
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
+        return (st.stack_depth() == 1
+                and (st.buffer_length() == 0 or not st.cannot_sent_start(st.B(0))))
+
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil:
+        st._heads[st.S(0)] = st.S(0)
+        st.pop()
+
+    @staticmethod
+    cdef weight_t move_cost(const StateC* st, const GoldC* g) noexcept nogil:
+        return pop_s0_cost(st, g, st.S(0))
+
+    @staticmethod
+    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
+        return RootArc.move_cost(st, <const GoldC*>gold)
+
+
+cdef class ArcHybrid(DynOracleSystem):
+    """Arc-hybrid: SHIFT, LEFT, RIGHT, ROOT. Projective; by default it trains on spaCy's
+    pseudo-projective lifting of non-projective gold and deprojectivizes its output."""
+    name = "arc_hybrid"
+    move_types = (SHIFT, LEFT, RIGHT, ROOT)
+    arc_move_types = (LEFT, RIGHT)
+    projective = True
+
+    cdef Transition init_transition(self, int clas, int move, attr_t label) except *:
+        cdef Transition t
+        t.clas = clas
+        t.move = move
+        t.label = label
+        t.score = 0
+        if move == SHIFT:
+            t.is_valid = Shift.is_valid
+            t.do = Shift.transition
+            t.get_cost = Shift.cost
+        elif move == LEFT:
+            t.is_valid = LeftArc.is_valid
+            t.do = LeftArc.transition
+            t.get_cost = LeftArc.cost
+        elif move == RIGHT:
+            t.is_valid = RightArc.is_valid
+            t.do = RightArc.transition
+            t.get_cost = RightArc.cost
+        elif move == ROOT:
+            t.is_valid = RootArc.is_valid
+            t.do = RootArc.transition
+            t.get_cost = RootArc.cost
+        else:
+            raise ValueError(f"arc_hybrid has no move {move}")
+        return t
+
+    cdef void move_validity(self, const StateC* st, int* valid) noexcept nogil:
+        for m in range(N_MOVES):
+            valid[m] = 0
+        valid[SHIFT] = Shift.is_valid(st, 0)
+        valid[LEFT] = LeftArc.is_valid(st, 0)
+        valid[RIGHT] = RightArc.is_valid(st, 0)
+        valid[ROOT] = RootArc.is_valid(st, 0)
+
+    cdef void move_arcs(self, const StateC* st, int* head, int* child) noexcept nogil:
+        for m in range(N_MOVES):
+            head[m] = -1
+            child[m] = -1
+        head[LEFT] = st.B(0)
+        child[LEFT] = st.S(0)
+        head[RIGHT] = st.S(1)
+        child[RIGHT] = st.S(0)
+        head[ROOT] = st.S(0)
+        child[ROOT] = st.S(0)
+
+    cdef void move_costs(self, const StateC* st, const GoldC* g, const int* valid,
+                         weight_t* cost) noexcept nogil:
+        cost[SHIFT] = Shift.move_cost(st, g) if valid[SHIFT] else 0
+        cost[LEFT] = LeftArc.move_cost(st, g) if valid[LEFT] else 0
+        cost[RIGHT] = RightArc.move_cost(st, g) if valid[RIGHT] else 0
+        cost[ROOT] = RootArc.move_cost(st, g) if valid[ROOT] else 0
+
+    cdef int static_move(self, const StateC* st, const GoldC* g) noexcept nogil:
+        """Spec §6: attach as soon as the word is complete, LEFT before RIGHT, else SHIFT."""
+        cdef int valid[N_MOVES]
+        cdef int s0 = st.S(0)
+        cdef int h
+        self.move_validity(st, valid)
+        if s0 >= 0 and gold_kids_from(g, s0, st._b_i) == 0:
+            h = g.heads[s0]
+            if valid[LEFT] and h == st.B(0):
+                return LEFT
+            if valid[RIGHT] and h == st.S(1):
+                return RIGHT
+            if valid[ROOT] and h == s0:
+                return ROOT
+        if valid[SHIFT]:
+            return SHIFT
+        # off the gold path (or gold that conflicts with preset sentence starts)
+        if valid[RIGHT]:
+            return RIGHT
+        if valid[ROOT]:
+            return ROOT
+        return LEFT if valid[LEFT] else -1

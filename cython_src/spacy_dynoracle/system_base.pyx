@@ -1,0 +1,417 @@
+# cython: language_level=3, infer_types=True, boundscheck=False, wraparound=False, cdivision=True
+# distutils: language = c++
+"""Shared machinery of every transition system in the package.
+
+A concrete system (arc_hybrid.pyx, ...) defines its moves as small cdef classes in spaCy's
+style and overrides the per-state hooks declared in system_base.pxd. Everything spaCy
+needs around them lives here, once: the labelled class table, gold construction, cost
+normalisation, validity, the exploration step used by training, and annotation of the Doc.
+"""
+from collections import Counter
+
+from cymem.cymem cimport Pool
+from libc.string cimport memset
+from libcpp.vector cimport vector
+
+from spacy.ml.parser_model cimport cpu_log_loss
+from spacy.pipeline._parser_internals._state cimport ArcC
+from spacy.pipeline._parser_internals.stateclass cimport StateClass
+from spacy.tokens.doc cimport Doc, set_children_from_heads
+from spacy.training.example cimport Example
+
+# Stable unlabelled move names (Simulator, docs) and spaCy class-name codes, by move id.
+MOVE_NAMES = ("SHIFT", "LEFT", "RIGHT", "ROOT", "SWAP",
+              "LEFT_2", "RIGHT_2", "LEFT_3", "RIGHT_3", "REDUCE")
+MOVE_CODES = ("S", "L", "R", "T", "W", "L2", "R2", "L3", "R3", "D")
+ORACLES = ("dynamic", "static")
+BACKOFF_LABEL = "dep"
+
+
+cdef class DynGold:
+    """Gold tree of one Doc in the form the cost functions read (GoldC)."""
+
+    def __init__(self, heads, labels):
+        """heads: gold head per word (== i for a root, -1 or None = unknown);
+        labels: label id per word (0 or None = unknown)."""
+        cdef int n = len(heads)
+        cdef int i, h
+        if n <= 0:
+            raise ValueError("DynGold needs at least one word")
+        self.mem = Pool()
+        self.c.length = n
+        self.c.heads = <int32_t*>self.mem.alloc(n, sizeof(int32_t))
+        self.c.labels = <attr_t*>self.mem.alloc(n, sizeof(attr_t))
+        self.c.kid_start = <int32_t*>self.mem.alloc(n + 1, sizeof(int32_t))
+        self.c.kids = <int32_t*>self.mem.alloc(n, sizeof(int32_t))
+        self.c.extra = NULL
+        for i in range(n):
+            h = -1 if heads[i] is None else heads[i]
+            if h < -1 or h >= n:
+                raise ValueError(f"gold head {h} of word {i} is outside the doc (length {n})")
+            self.c.heads[i] = h
+            self.c.labels[i] = 0 if labels[i] is None else labels[i]
+        # CSR children lists, sorted by position (counting sort over heads)
+        for i in range(n):
+            h = self.c.heads[i]
+            if h >= 0 and h != i:
+                self.c.kid_start[h + 1] += 1
+        for i in range(n):
+            self.c.kid_start[i + 1] += self.c.kid_start[i]
+        fill = [self.c.kid_start[i] for i in range(n)]
+        for i in range(n):
+            h = self.c.heads[i]
+            if h >= 0 and h != i:
+                self.c.kids[fill[h]] = i
+                fill[h] += 1
+
+    @property
+    def heads(self):
+        return [self.c.heads[i] for i in range(self.c.length)]
+
+    @property
+    def labels(self):
+        return [self.c.labels[i] for i in range(self.c.length)]
+
+    def __len__(self):
+        return self.c.length
+
+
+cdef class DynOracleSystem(TransitionSystem):
+    """Base of the package's systems. Subclasses set the class attributes below and
+    override init_transition and the hooks of system_base.pxd."""
+    name = "base"
+    move_types = ()          # unlabelled moves of the system, by move id
+    arc_move_types = ()      # the moves that add an arc, hence carry labels
+    projective = True        # derives projective trees only: train on lifted gold by default
+    options = {}             # system options (e.g. degree) -> default value
+
+    def __init__(self, strings, labels_by_action=None, min_freq=None, *,
+                 projectivize=None, oracle="dynamic", **options):
+        TransitionSystem.__init__(self, strings)
+        unknown = set(options) - set(self.options)
+        if unknown:
+            raise ValueError(f"transition system {self.name!r} has no option(s) "
+                             f"{sorted(unknown)}; its options are {sorted(self.options) or 'none'}")
+        if projectivize is None:
+            projectivize = self.projective
+        self.cfg["projectivize"] = bool(projectivize)
+        for key, default in self.options.items():
+            self.cfg[key] = options.get(key, default)
+        self.set_oracle(oracle)
+        if labels_by_action:
+            self.initialize_actions(labels_by_action, min_freq=min_freq)
+
+    def __reduce__(self):
+        return (_rebuild, (self.__class__, self.strings, self.labels, dict(self.cfg),
+                           self.oracle))
+
+    def set_oracle(self, oracle):
+        """Choose the oracle whose costs set_costs returns (training only)."""
+        if oracle not in self.oracles:
+            raise ValueError(f"unknown oracle {oracle!r} for transition system "
+                             f"{self.name!r}; choose one of {list(self.oracles)}")
+        self.use_static = oracle == "static"
+        self._oracle = oracle
+
+    @property
+    def oracle(self):
+        return self._oracle
+
+    @property
+    def oracles(self):
+        return ORACLES
+
+    @property
+    def projectivize(self):
+        return self.cfg.get("projectivize", self.projective)
+
+    # ---- labels and the class table -------------------------------------------------
+    @property
+    def action_types(self):
+        return tuple(self.move_types)
+
+    @property
+    def builtin_labels(self):
+        return ["ROOT", BACKOFF_LABEL]
+
+    def get_doc_labels(self, doc):
+        labels = set(self.builtin_labels)
+        for token in doc:
+            if token.dep_:
+                labels.add(token.dep_)
+        return labels
+
+    def get_actions(self, **kwargs):
+        """Class table {move: {label: freq}} from the training examples. Every arc move
+        gets the same label set (a label seen in either direction may be needed by any arc
+        move once non-projective moves reorder the stack); labels rarer than min_freq back
+        off to 'dep', as in spaCy."""
+        min_freq = kwargs.get("min_freq", None)
+        projectivize = kwargs.get("projectivize", self.projectivize)
+        counts = Counter()
+        n_roots = 0
+        for example in kwargs.get("examples", []):
+            eg = Example(example.reference, example.reference)
+            heads, labels = eg.get_aligned_parse(projectivize=projectivize)
+            for child, (head, label) in enumerate(zip(heads, labels)):
+                if head is None or label is None:
+                    continue
+                if head == child:
+                    n_roots += 1
+                else:
+                    counts[label] += 1
+        actions = {}
+        for move in self.move_types:
+            if move == ROOT:
+                actions[move] = {"ROOT": max(n_roots, 1)}
+            elif move in self.arc_move_types:
+                actions[move] = {label: freq for label, freq in counts.items()
+                                 if min_freq is None or freq >= min_freq}
+                actions[move].setdefault(BACKOFF_LABEL, 0)
+                if kwargs.get("learn_tokens") is True:
+                    actions[move].setdefault("subtok", 0)
+            else:
+                actions[move] = {"": 1}
+        return actions
+
+    def move_name(self, int move, attr_t label):
+        label_str = self.strings[label] if label else ""
+        if label_str:
+            return MOVE_CODES[move] + "-" + label_str
+        return MOVE_CODES[move]
+
+    cdef Transition lookup_transition(self, object name_or_id) except *:
+        if isinstance(name_or_id, int):
+            return self.c[name_or_id]
+        code, _, label_str = name_or_id.partition("-")
+        if code not in MOVE_CODES:
+            raise KeyError(f"unknown transition {name_or_id!r}")
+        move = MOVE_CODES.index(code)
+        label = self.strings[label_str] if label_str else 0
+        for i in range(self.n_moves):
+            if self.c[i].move == move and self.c[i].label == label:
+                return self.c[i]
+        raise KeyError(f"unknown transition {name_or_id!r}")
+
+    def class_index(self, int move, label=None):
+        """Index of the class (move, label) in the table; the first class of the move
+        when label is None; -1 if absent."""
+        cdef attr_t label_id = 0
+        if label is not None:
+            label_id = label if isinstance(label, int) else self.strings[label]
+        for i in range(self.n_moves):
+            if self.c[i].move == move and (label is None or self.c[i].label == label_id):
+                return i
+        return -1
+
+    # ---- gold --------------------------------------------------------------------
+    def has_gold(self, Example eg, start=0, end=None):
+        for word in eg.y[start:end]:
+            if word.dep != 0:
+                return True
+        return False
+
+    def arc_labels(self):
+        """Labels that arc classes carry (all arc moves share one label set)."""
+        for move in self.arc_move_types:
+            if move in self.labels:
+                return set(self.labels[move])
+        return set()
+
+    def init_gold(self, StateClass state, Example example):
+        heads, labels = example.get_aligned_parse(projectivize=self.projectivize)
+        strings = example.x.vocab.strings
+        known = self.arc_labels()
+        label_ids = []
+        for i, (h, lab) in enumerate(zip(heads, labels)):
+            if h is None:
+                label_ids.append(None)
+            elif h == i:
+                label_ids.append(self.root_label)
+            elif lab is None or lab == "":
+                label_ids.append(None)
+            else:
+                label_ids.append(strings.add(lab if lab in known else BACKOFF_LABEL))
+        return DynGold(heads, label_ids)
+
+    def init_gold_batch(self, examples):
+        all_states = self.init_batch([eg.predicted for eg in examples])
+        golds = []
+        states = []
+        for state, eg in zip(all_states, examples):
+            if self.has_gold(eg) and not state.is_final():
+                golds.append(self.init_gold(state, eg))
+                states.append(state)
+        n_steps = sum([len(s.queue) for s in states])
+        return states, golds, n_steps
+
+    def is_gold_parse(self, StateClass state, DynGold gold):
+        for i in range(gold.c.length):
+            if gold.c.heads[i] >= 0 and state.c.H(i) != gold.c.heads[i]:
+                return False
+        return True
+
+    # ---- the per-state hooks (overridden by each system) ---------------------------
+    cdef void move_validity(self, const StateC* st, int* valid) noexcept nogil:
+        memset(valid, 0, N_MOVES * sizeof(int))
+
+    cdef void move_arcs(self, const StateC* st, int* head, int* child) noexcept nogil:
+        for m in range(N_MOVES):
+            head[m] = -1
+            child[m] = -1
+
+    cdef void move_costs(self, const StateC* st, const GoldC* gold, const int* valid,
+                         weight_t* cost) noexcept nogil:
+        for m in range(N_MOVES):
+            cost[m] = INVALID_COST
+
+    cdef int static_move(self, const StateC* st, const GoldC* gold) noexcept nogil:
+        return -1
+
+    # ---- validity and costs per labelled class ------------------------------------
+    cdef int set_valid(self, int* output, const StateC* st) noexcept nogil:
+        cdef int valid[N_MOVES]
+        self.move_validity(st, valid)
+        for i in range(self.n_moves):
+            output[i] = valid[self.c[i].move]
+        return 0
+
+    cdef int class_costs(self, int* is_valid, weight_t* costs, const StateC* st,
+                         const GoldC* gold) noexcept nogil:
+        """Validity and normalised cost of every class; -1 if no class is valid."""
+        cdef int valid[N_MOVES]
+        cdef int head[N_MOVES]
+        cdef int child[N_MOVES]
+        cdef weight_t move_cost[N_MOVES]
+        cdef int i, m, static
+        cdef weight_t best = INVALID_COST
+        self.move_validity(st, valid)
+        self.move_arcs(st, head, child)
+        if self.use_static:
+            static = self.static_move(st, gold)
+            for m in range(N_MOVES):
+                move_cost[m] = 0 if m == static else 1
+        else:
+            self.move_costs(st, gold, valid, move_cost)
+        for i in range(self.n_moves):
+            m = self.c[i].move
+            is_valid[i] = valid[m]
+            if not valid[m]:
+                costs[i] = INVALID_COST
+                continue
+            costs[i] = move_cost[m] + arc_label_cost(gold, head[m], child[m], self.c[i].label)
+            if costs[i] < best:
+                best = costs[i]
+        if best >= INVALID_COST:
+            return -1
+        # spaCy's loss treats classes with cost <= min(1, cheapest) as gold and gives no
+        # gradient when the cheapest costs >= 2: make the cheapest valid class cost 0.
+        if best != 0:
+            for i in range(self.n_moves):
+                if is_valid[i]:
+                    costs[i] -= best
+        return 0
+
+    cdef int set_costs(self, int* is_valid, weight_t* costs,
+                       const StateC* state, gold) except -1:
+        cdef DynGold g = gold
+        if self.class_costs(is_valid, costs, state, &g.c) < 0:
+            raise ValueError(f"{self.name}: no valid move in a non-final state "
+                             f"(stack {state.stack_depth()}, buffer {state.buffer_length()})")
+        return 0
+
+    def step_batch(self, states, golds, float[:, ::1] scores, float[:, ::1] d_scores,
+                   const unsigned char[::1] follow_oracle, unsigned char[::1] seen):
+        """One training step for a batch of states, computing each state's costs once:
+        the multi-label log loss of spaCy's parser into d_scores, `seen[j] = 1` for
+        classes that were gold somewhere, and the transition: the best-scoring zero-cost
+        class where follow_oracle[i] (Goldberg & Nivre's "best gold"), else the
+        best-scoring valid class (the model's own prediction)."""
+        cdef int n = self.n_moves
+        cdef Pool mem = Pool()
+        cdef int* is_valid = <int*>mem.alloc(n, sizeof(int))
+        cdef weight_t* costs = <weight_t*>mem.alloc(n, sizeof(weight_t))
+        cdef StateClass state
+        cdef DynGold gold
+        cdef int i, j, best
+        for i in range(len(states)):
+            state = states[i]
+            gold = golds[i]
+            if self.class_costs(is_valid, costs, state.c, &gold.c) < 0:
+                raise ValueError(f"{self.name}: no valid move in a non-final state")
+            cpu_log_loss(&d_scores[i, 0], costs, is_valid, &scores[i, 0], n)
+            best = -1
+            for j in range(n):
+                if not is_valid[j]:
+                    continue
+                if costs[j] <= 0:
+                    seen[j] = 1
+                elif follow_oracle[i]:
+                    continue
+                if best == -1 or scores[i, j] > scores[i, best]:
+                    best = j
+            self.c[best].do(state.c, self.c[best].label)
+
+    # ---- output ------------------------------------------------------------------
+    def set_annotations(self, StateClass state, Doc doc):
+        cdef vector[ArcC] arcs
+        cdef ArcC arc
+        cdef int i
+        for i in range(doc.length):
+            doc.c[i].head = 0
+            doc.c[i].dep = self.root_label
+        state.c.get_arcs(&arcs)
+        for arc in arcs:
+            if arc.child != arc.head:
+                doc.c[arc.child].head = arc.head - arc.child
+                doc.c[arc.child].dep = arc.label
+        set_children_from_heads(doc.c, 0, doc.length)
+
+    # ---- Python access for spacy_dynoracle.testing.Simulator ----------------------
+    def _sim_moves(self, StateClass state):
+        """Valid unlabelled move ids of a state."""
+        cdef int valid[N_MOVES]
+        self.move_validity(state.c, valid)
+        return [m for m in self.move_types if valid[m]]
+
+    def _sim_costs(self, StateClass state, DynGold gold):
+        """{move id: unlabelled cost} of the valid moves, through the same hooks as
+        class_costs (static 0/1 costs when the oracle is static), not normalised."""
+        cdef int valid[N_MOVES]
+        cdef weight_t cost[N_MOVES]
+        cdef int static
+        self.move_validity(state.c, valid)
+        if self.use_static:
+            static = self.static_move(state.c, &gold.c)
+            return {m: (0 if m == static else 1) for m in self.move_types if valid[m]}
+        self.move_costs(state.c, &gold.c, valid, cost)
+        return {m: cost[m] for m in self.move_types if valid[m]}
+
+    def _sim_class_costs(self, StateClass state, DynGold gold):
+        """(is_valid, normalised cost) per labelled class, exactly as set_costs."""
+        cdef Pool mem = Pool()
+        cdef int* is_valid = <int*>mem.alloc(max(self.n_moves, 1), sizeof(int))
+        cdef weight_t* costs = <weight_t*>mem.alloc(max(self.n_moves, 1), sizeof(weight_t))
+        self.set_costs(is_valid, costs, state.c, gold)
+        return ([is_valid[i] for i in range(self.n_moves)],
+                [costs[i] for i in range(self.n_moves)])
+
+    def _sim_apply(self, StateClass state, int clas):
+        self.c[clas].do(state.c, self.c[clas].label)
+
+    def _sim_heads(self, StateClass state):
+        return [state.c.H(i) for i in range(state.c.length)]
+
+    def _sim_stack(self, StateClass state):
+        return [state.c.S(i) for i in range(state.c.stack_depth() - 1, -1, -1)]
+
+    def _sim_buffer(self, StateClass state):
+        return [state.c.B(i) for i in range(state.c.buffer_length())]
+
+
+def _rebuild(cls, strings, labels, cfg, oracle):
+    options = {k: v for k, v in cfg.items() if k in cls.options}
+    obj = cls(strings, projectivize=cfg.get("projectivize"), oracle=oracle, **options)
+    obj.cfg.update(cfg)
+    obj.initialize_actions(labels)
+    return obj

@@ -1,0 +1,181 @@
+"""Simulator: drive a transition system of the package by hand, through the very Cython
+transitions and cost functions that training uses (not a Python re-implementation).
+
+    from spacy_dynoracle.testing import Simulator
+    sim = Simulator("arc_hybrid", 5)                 # options as in the config
+    sim.actions()                 # ['SHIFT'] - valid unlabelled actions, stable names
+    sim.costs([1, 1, 1, 4, 4])    # {'SHIFT': 0} - cost of every valid action
+    sim.apply("SHIFT"); sim.copy(); sim.is_final()
+    sim.heads()                   # head per word; a root points to itself; -1 = not attached
+    sim.stack(), sim.buffer()     # word indices; stack bottom->top, buffer front->back
+
+Gold heads use the same convention (a root points to itself, -1 = unknown); a forest is
+several sentences. The loss of a final state is the number of words whose head differs
+from gold. A dynamic oracle is exact when, in every reachable state,
+`costs[a] == minloss(after a) - minloss(now)` for every valid `a`.
+
+The contract above is stable; everything else here is an extension:
+
+* `Simulator(..., labels=["a", "b"])` adds labelled classes; `actions(labelled=True)`
+  lists them as "LEFT-a", and `costs(gold_heads, gold_labels)` returns the labelled costs
+  exactly as `set_costs` gives them to training (normalised: cheapest valid class 0).
+* `Simulator(..., sent_starts=[1, 0, -1, ...])` presets sentence boundaries (spaCy's
+  `Token.is_sent_start`: 1 starts a sentence, -1 cannot, 0 unknown).
+* `sim.labels()` gives the label of each attached word.
+"""
+from typing import Dict, List, Optional, Sequence
+
+from spacy.tokens import Doc
+from spacy.vocab import Vocab
+
+from . import get_system_class, load_compiled
+
+__all__ = ["Simulator"]
+
+
+class Simulator:
+    def __init__(self, system: str, n_words: int, *, labels: Sequence[str] = (),
+                 sent_starts: Optional[Sequence[int]] = None, **options):
+        if n_words < 1:
+            raise ValueError("a Simulator needs at least one word")
+        base = load_compiled("system_base")
+        self._names = base.MOVE_NAMES
+        self._codes = base.MOVE_CODES
+        self._gold_class = base.DynGold
+        self.system_name = system
+        self.n_words = n_words
+        self.vocab = Vocab()
+        words = [f"w{i}" for i in range(n_words)]
+        if sent_starts is not None:
+            if len(sent_starts) != n_words:
+                raise ValueError("sent_starts needs one value per word")
+            starts = [None if s == 0 else bool(s == 1) for s in sent_starts]
+            self.doc = Doc(self.vocab, words=words, sent_starts=starts)
+        else:
+            self.doc = Doc(self.vocab, words=words)
+        oracle = options.pop("oracle", "dynamic")
+        cls = get_system_class(system)
+        self.moves = cls(self.vocab.strings, projectivize=False, oracle=oracle, **options)
+        self._labels = list(labels)
+        actions = {}
+        for move in self.moves.move_types:
+            if move in self.moves.arc_move_types:
+                actions[move] = {"dep": len(self._labels) + 1}
+                actions[move].update({lab: len(self._labels) - i for i, lab in enumerate(self._labels)})
+            elif self._names[move] == "ROOT":
+                actions[move] = {"ROOT": 1}
+            else:
+                actions[move] = {"": 1}
+        self.moves.initialize_actions(actions)
+        self._gold_cache = None
+        from spacy.pipeline._parser_internals.stateclass import StateClass
+
+        self.state = StateClass(self.doc)
+
+    # ---- the contract -----------------------------------------------------------
+    def actions(self, labelled: bool = False) -> List[str]:
+        """Valid actions now: unlabelled move names, or with labelled=True every valid
+        labelled class ("LEFT-a"; moves without labels keep their bare name)."""
+        valid = self.moves._sim_moves(self.state)
+        if not labelled:
+            return [self._names[m] for m in valid]
+        out = []
+        for i in range(self.moves.n_moves):
+            name = self._class_name(i)
+            if self._class_move(i) in valid:
+                out.append(name)
+        return out
+
+    def costs(self, gold_heads: Sequence[int],
+              gold_labels: Optional[Sequence[Optional[str]]] = None) -> Dict[str, int]:
+        """Cost of every valid action for this gold tree. Unlabelled: the raw move costs of
+        the oracle, not normalised. With gold_labels: the labelled class costs that
+        set_costs hands to training."""
+        gold = self._gold(gold_heads, gold_labels)
+        if gold_labels is None:
+            costs = self.moves._sim_costs(self.state, gold)
+            return {self._names[m]: int(c) for m, c in costs.items()}
+        valid, costs = self.moves._sim_class_costs(self.state, gold)
+        return {self._class_name(i): int(costs[i])
+                for i in range(self.moves.n_moves) if valid[i]}
+
+    def apply(self, action: str) -> "Simulator":
+        move, _, label = action.partition("-")
+        if move not in self._names:
+            raise ValueError(f"unknown action {action!r}; moves are {list(self._names)}")
+        m = self._names.index(move)
+        if m not in self.moves._sim_moves(self.state):
+            raise ValueError(f"action {action!r} is not valid in this state: {self!r}")
+        clas = self.moves.class_index(m, label or None)
+        if clas < 0:
+            raise ValueError(f"no class {action!r} in this simulator")
+        self.moves._sim_apply(self.state, clas)
+        return self
+
+    def copy(self) -> "Simulator":
+        new = object.__new__(Simulator)
+        new.__dict__.update(self.__dict__)
+        new.state = self.state.copy()
+        return new
+
+    def is_final(self) -> bool:
+        return bool(self.state.is_final())
+
+    def heads(self) -> List[int]:
+        return self.moves._sim_heads(self.state)
+
+    def stack(self) -> List[int]:
+        return self.moves._sim_stack(self.state)
+
+    def buffer(self) -> List[int]:
+        return self.moves._sim_buffer(self.state)
+
+    # ---- extensions ---------------------------------------------------------------
+    def labels(self) -> List[str]:
+        """Label of each word's arc ("" where none; roots: "ROOT" once popped)."""
+        out = [""] * self.n_words
+        for arc in self.state.arcs:
+            out[arc["child"]] = self.vocab.strings[arc["label"]]
+        for i, h in enumerate(self.heads()):
+            if h == i:
+                out[i] = "ROOT"
+        return out
+
+    def key(self):
+        """Hashable identity of the state (for memoised search)."""
+        return (tuple(self.stack()), tuple(self.buffer()), tuple(self.heads()),
+                tuple(self.labels()) if self._labels else ())
+
+    def __repr__(self):
+        return (f"Simulator({self.system_name!r}, stack={self.stack()}, "
+                f"buffer={self.buffer()}, heads={self.heads()})")
+
+    # ---- internals ------------------------------------------------------------------
+    def _class_move(self, i):
+        return self._names.index(self._class_name(i).split("-")[0])
+
+    def _class_name(self, i):
+        code, _, label = self.moves.get_class_name(i).partition("-")
+        name = self._names[self._codes.index(code)]
+        return f"{name}-{label}" if label and name != "ROOT" else name
+
+    def _gold(self, gold_heads, gold_labels):
+        key = (tuple(gold_heads), tuple(gold_labels) if gold_labels is not None else None)
+        if self._gold_cache is not None and self._gold_cache[0] == key:
+            return self._gold_cache[1]
+        if len(gold_heads) != self.n_words:
+            raise ValueError(f"gold_heads has {len(gold_heads)} values for {self.n_words} words")
+        for i, h in enumerate(gold_heads):
+            if not (-1 <= h < self.n_words):
+                raise ValueError(f"gold head {h} of word {i} is out of range")
+        if gold_labels is None:
+            label_ids = [0] * self.n_words
+        else:
+            label_ids = [
+                self.vocab.strings.add("ROOT") if h == i
+                else (0 if lab is None else self.vocab.strings.add(lab))
+                for i, (h, lab) in enumerate(zip(gold_heads, gold_labels))
+            ]
+        gold = self._gold_class(list(gold_heads), label_ids)
+        self._gold_cache = (key, gold)
+        return gold
