@@ -1,0 +1,120 @@
+"""The `dynoracle_parser` factory and the epoch callback (spaCy entry points).
+
+Imports nothing compiled at module level (see __init__.py): the transition system is
+loaded when a component is created, after the spaCy version check.
+"""
+from typing import Callable, Optional
+
+from spacy.language import Language
+from spacy.pipeline.dep_parser import DEFAULT_PARSER_MODEL
+from spacy.util import registry
+from thinc.api import Model
+
+from .parser import ORACLE_NAMES, DynOracleParser
+
+
+@Language.factory(
+    "dynoracle_parser",
+    assigns=["token.dep", "token.head", "token.is_sent_start", "doc.sents"],
+    default_config={
+        "model": DEFAULT_PARSER_MODEL,
+        "transition_system": "arc_hybrid",
+        "oracle": "dynamic",
+        "explore_after_epochs": 1,
+        "explore_prob": 0.9,
+        "projectivize": None,
+        "degree": 2,
+        "update_with_oracle_cut_size": 100,
+        "min_action_freq": 30,
+        "learn_tokens": False,
+        "beam_width": 1,
+        "beam_density": 0.0,
+        "beam_update_prob": 0.0,
+        "scorer": {"@scorers": "spacy.parser_scorer.v1"},
+    },
+    default_score_weights={
+        "dep_uas": 0.5,
+        "dep_las": 0.5,
+        "dep_las_per_type": None,
+        "sents_p": None,
+        "sents_r": None,
+        "sents_f": 0.0,
+    },
+)
+def make_dynoracle_parser(
+    nlp: Language,
+    name: str,
+    model: Model,
+    transition_system: str,
+    oracle: str,
+    explore_after_epochs: int,
+    explore_prob: float,
+    projectivize: Optional[bool],
+    degree: int,
+    update_with_oracle_cut_size: int,
+    min_action_freq: int,
+    learn_tokens: bool,
+    beam_width: int,
+    beam_density: float,
+    beam_update_prob: float,
+    scorer: Optional[Callable],
+):
+    """A dependency parser with a selectable transition system and oracle.
+
+    transition_system (str): one of spacy_dynoracle.SYSTEMS.
+    oracle (str): "dynamic" (exact costs, exploration allowed) or "static" (one canonical
+        move per state, always followed).
+    explore_after_epochs (int): k - follow the oracle for the first k epochs (0-based
+        epochs < k), then follow the model's prediction with probability explore_prob.
+    explore_prob (float): p - probability of following the model once exploring.
+    projectivize (Optional[bool]): train on spaCy's pseudo-projective lifting and
+        deprojectivize the output. None = the system's default (True for projective
+        systems, False for non-projective ones).
+    degree (int): options of systems that have one (attardi); ignored by the others.
+    The other settings are those of spaCy's `parser`.
+    """
+    from . import get_system_class  # version check, then the compiled module
+
+    cls = get_system_class(transition_system)
+    if oracle not in ORACLE_NAMES:
+        raise ValueError(f"unknown oracle {oracle!r}; choose one of {list(ORACLE_NAMES)}")
+    if explore_after_epochs < 0 or not 0.0 <= explore_prob <= 1.0:
+        raise ValueError("explore_after_epochs must be >= 0 and explore_prob in [0, 1]")
+    options = {key: value for key, value in {"degree": degree}.items() if key in cls.options}
+    # Build the system here rather than through `moves`: it shares nlp.vocab.strings, and
+    # Parser.cfg stays JSON-serialisable (spacy-integration.md §5).
+    moves = cls(nlp.vocab.strings, projectivize=projectivize, oracle=oracle, **options)
+    parser = DynOracleParser(
+        nlp.vocab,
+        model,
+        name=name,
+        moves=moves,
+        update_with_oracle_cut_size=update_with_oracle_cut_size,
+        min_action_freq=min_action_freq,
+        learn_tokens=learn_tokens,
+        beam_width=beam_width,
+        beam_density=beam_density,
+        beam_update_prob=beam_update_prob,
+        scorer=scorer,
+    )
+    parser.cfg["moves"] = None
+    parser.cfg.update(
+        transition_system=transition_system,
+        oracle=oracle,
+        explore_after_epochs=explore_after_epochs,
+        explore_prob=explore_prob,
+    )
+    return parser
+
+
+@registry.callbacks("spacy_dynoracle.set_epoch.v1")
+def make_epoch_callback() -> Callable:
+    """`[training.before_update]` callback telling every dynoracle_parser the current
+    epoch (spaCy's loop passes {"step", "epoch"}), for the exploration schedule."""
+
+    def before_update(nlp, args):
+        for _, pipe in nlp.pipeline:
+            if isinstance(pipe, DynOracleParser):
+                pipe.epoch = args["epoch"]
+
+    return before_update

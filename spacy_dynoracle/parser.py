@@ -1,0 +1,110 @@
+"""DynOracleParser: spaCy's DependencyParser with the package's transition systems and an
+exploration schedule (Goldberg & Nivre 2013, spec arc_eager_hybrid_easyfirst.md §7.3).
+
+Training follows the oracle (the best-scoring zero-cost move) for the first
+`explore_after_epochs` epochs, then the model's own prediction with probability
+`explore_prob`, per state and step. `oracle="static"` trains on one canonical move per
+state and always follows it. Costs are computed once per state (moves.step_batch).
+"""
+import random
+import warnings
+
+import numpy
+from spacy.pipeline._parser_internals import nonproj
+from spacy.pipeline.dep_parser import DependencyParser
+from spacy.training import validate_examples
+from thinc.api import set_dropout_rate
+
+ORACLE_NAMES = ("dynamic", "static")
+
+
+class DynOracleParser(DependencyParser):
+    #: current training epoch (0-based), set by the spacy_dynoracle.set_epoch.v1 callback
+    epoch = None
+    _warned_no_epoch = False
+
+    @property
+    def postprocesses(self):
+        # Lifted (pseudo-projective) training needs its labels decoded; native
+        # non-projective systems emit plain labels and skip this.
+        if self.moves.projectivize:
+            return (nonproj.deprojectivize,)
+        return ()
+
+    def follow_oracle_mask(self, n: int) -> numpy.ndarray:
+        """Per state: 1 = follow the oracle's best zero-cost move, 0 = the model's."""
+        if self.cfg.get("oracle") == "static":
+            return numpy.ones((n,), dtype=numpy.uint8)
+        k = self.cfg.get("explore_after_epochs", 0)
+        p = self.cfg.get("explore_prob", 1.0)
+        epoch = self.epoch
+        if epoch is None:
+            epoch = 0
+            if k > 0 and p > 0 and not self._warned_no_epoch:
+                warnings.warn(
+                    f"{self.name}: the training epoch is unknown, so exploration "
+                    f"(explore_after_epochs={k}) never starts. Add\n"
+                    "[training.before_update]\n@callbacks = \"spacy_dynoracle.set_epoch.v1\"\n"
+                    "to the training config."
+                )
+                self._warned_no_epoch = True
+        if epoch < k or p <= 0.0:
+            return numpy.ones((n,), dtype=numpy.uint8)
+        if p >= 1.0:
+            return numpy.zeros((n,), dtype=numpy.uint8)
+        return (numpy.random.random(n) >= p).astype(numpy.uint8)
+
+    def update(self, examples, *, drop=0.0, sgd=None, losses=None):
+        """spaCy's Parser.update with the transition step replaced by moves.step_batch,
+        which computes each state's costs once for both the loss and the move to follow."""
+        if losses is None:
+            losses = {}
+        losses.setdefault(self.name, 0.0)
+        validate_examples(examples, "DynOracleParser.update")
+        for multitask in self._multitasks:
+            multitask.update(examples, drop=drop, sgd=sgd)
+        n_examples = len([eg for eg in examples if self.moves.has_gold(eg)])
+        if n_examples == 0:
+            return losses
+        set_dropout_rate(self.model, drop)
+        if self.cfg["beam_width"] >= 2 and numpy.random.random() < self.cfg["beam_update_prob"]:
+            return self.update_beam(examples, beam_width=self.cfg["beam_width"], sgd=sgd,
+                                    losses=losses, beam_density=self.cfg["beam_density"])
+        max_moves = self.cfg["update_with_oracle_cut_size"]
+        if max_moves >= 1:
+            # Chop long sequences into segments that start on the oracle path, as spaCy does.
+            max_moves = int(random.uniform(max_moves // 2, max_moves * 2))
+            states, golds, _ = self._init_gold_batch(examples, max_length=max_moves)
+        else:
+            states, golds, _ = self.moves.init_gold_batch(examples)
+        if not states:
+            return losses
+        model, backprop_tok2vec = self.model.begin_update([eg.x for eg in examples])
+        unseen = self.model.attrs["unseen_classes"]
+        seen = numpy.zeros((self.moves.n_moves,), dtype=numpy.uint8)
+        loss = 0.0
+        n_moves = 0
+        while states:
+            scores, backprop = model.begin_update(states)
+            d_scores = numpy.zeros(scores.shape, dtype="f")
+            follow = self.follow_oracle_mask(len(states))
+            self.moves.step_batch(states, golds, scores, d_scores, follow, seen)
+            loss += float((d_scores ** 2).sum())
+            backprop(d_scores)
+            keep = [i for i, s in enumerate(states) if not s.is_final()]
+            states = [states[i] for i in keep]
+            golds = [golds[i] for i in keep]
+            if max_moves >= 1 and n_moves >= max_moves:
+                break
+            n_moves += 1
+        for clas in numpy.flatnonzero(seen):
+            unseen.discard(int(clas))
+        losses[self.name] += loss
+        backprop_tok2vec(golds)
+        if sgd not in (None, False):
+            self.finish_update(sgd)
+        del backprop
+        del backprop_tok2vec
+        model.clear_memory()
+        del model
+        return losses

@@ -1,0 +1,190 @@
+"""The dynoracle_parser component inside spaCy: factory, training, save/load, sentences."""
+import json
+import random
+import subprocess
+import sys
+import warnings
+
+import pytest
+import spacy
+from spacy.tokens import Doc
+
+import spacy_dynoracle
+from spacy_dynoracle.parser import DynOracleParser
+from synthetic import make_examples
+
+
+def make_nlp(**config):
+    nlp = spacy.blank("xx")
+    config.setdefault("min_action_freq", 1)
+    nlp.add_pipe("dynoracle_parser", config=config)
+    return nlp
+
+
+def train(nlp, examples, epochs=6, seed=0):
+    random.seed(seed)
+    spacy.util.fix_random_seed(seed)
+    nlp.initialize(lambda: examples)
+    parser = nlp.get_pipe("dynoracle_parser")
+    history = []
+    for epoch in range(epochs):
+        parser.epoch = epoch
+        losses = {}
+        random.shuffle(examples)
+        for i in range(0, len(examples), 8):
+            nlp.update(examples[i:i + 8], losses=losses, drop=0.0)
+        history.append(losses["dynoracle_parser"])
+    return history
+
+
+def uas(nlp, examples):
+    right = total = 0
+    for eg in examples:
+        doc = nlp(Doc(nlp.vocab, words=[t.text for t in eg.reference]))
+        for t, g in zip(doc, eg.reference):
+            right += t.head.i == g.head.i
+            total += 1
+    return right / total
+
+
+def test_factory_errors_name_the_choices():
+    nlp = spacy.blank("xx")
+    with pytest.raises(ValueError, match="arc_hybrid"):
+        nlp.add_pipe("dynoracle_parser", config={"transition_system": "nope"})
+    with pytest.raises(ValueError, match="static"):
+        nlp.add_pipe("dynoracle_parser", config={"oracle": "nope"})
+    with pytest.raises(ValueError, match="explore_prob"):
+        nlp.add_pipe("dynoracle_parser", config={"explore_prob": 1.5})
+
+
+@pytest.mark.parametrize("oracle", ["dynamic", "static"])
+def test_arc_hybrid_learns(oracle):
+    nlp = make_nlp(oracle=oracle, explore_after_epochs=1, explore_prob=0.9)
+    train_egs = make_examples(nlp.vocab, 120, seed=1)
+    losses = train(nlp, train_egs, epochs=8)
+    assert losses[-1] < losses[0] / 2
+    assert uas(nlp, make_examples(nlp.vocab, 30, seed=2)) > 0.8
+
+
+def test_nonprojective_training_output_has_no_lifting_labels():
+    """arc_hybrid trains on lifted gold by default; its output is deprojectivized."""
+    nlp = make_nlp()
+    examples = make_examples(nlp.vocab, 60, seed=3, kind="nonprojective", min_len=4)
+    train(nlp, examples, epochs=2)
+    assert any("||" in name for name in nlp.get_pipe("dynoracle_parser").move_names)
+    for doc in nlp.pipe([Doc(nlp.vocab, words=[t.text for t in eg.reference]) for eg in examples]):
+        assert all("||" not in t.dep_ for t in doc)
+
+
+def test_multi_sentence_docs_and_segmentation():
+    nlp = make_nlp()
+    examples = make_examples(nlp.vocab, 80, seed=4, sents_per_doc=3)
+    train(nlp, examples, epochs=6)
+    for doc in nlp.pipe([Doc(nlp.vocab, words=[t.text for t in eg.reference]) for eg in examples[:20]]):
+        for sent in doc.sents:
+            roots = [t for t in sent if t.head == t]
+            assert len(roots) == 1
+            assert all(sent.start <= t.head.i < sent.end for t in sent)
+
+
+@pytest.mark.parametrize("trained", [False, True])
+def test_preset_sentence_boundaries_are_respected(trained):
+    """Boundaries set before the parser (senter, sentencizer) are kept: one root per
+    sentence, no arc across. Holds for any model, so also for an untrained one."""
+    nlp = make_nlp()
+    examples = make_examples(nlp.vocab, 40, seed=5, sents_per_doc=2)
+    if trained:
+        train(nlp, examples, epochs=2)
+    else:
+        nlp.initialize(lambda: examples)
+    rng = random.Random(0)
+    for _ in range(40):
+        n = rng.randint(2, 30)
+        starts = [True] + [rng.random() < 0.25 for _ in range(n - 1)]
+        doc = Doc(nlp.vocab, words=[rng.choice(["root", "w1", "w-1", "w2"]) for _ in range(n)],
+                  sent_starts=starts)
+        doc = nlp(doc)
+        bounds = [i for i, s in enumerate(starts) if s] + [n]
+        for a, b in zip(bounds, bounds[1:]):
+            roots = [i for i in range(a, b) if doc[i].head.i == i]
+            assert len(roots) == 1, (starts, [t.head.i for t in doc])
+            assert all(a <= doc[i].head.i < b for i in range(a, b))
+
+
+def test_long_documents_parse():
+    nlp = make_nlp()
+    nlp.initialize(lambda: make_examples(nlp.vocab, 20, seed=6))
+    doc = nlp(Doc(nlp.vocab, words=["w1", "root", "w-1"] * 400))
+    assert len(doc) == 1200
+    assert all(0 <= t.head.i < len(doc) for t in doc)
+
+
+def test_save_load_round_trip_in_a_fresh_process(tmp_path):
+    nlp = make_nlp(transition_system="arc_hybrid", oracle="dynamic")
+    examples = make_examples(nlp.vocab, 60, seed=7, sents_per_doc=2)
+    train(nlp, examples, epochs=3)
+    texts = [" ".join(t.text for t in eg.reference) for eg in examples[:15]]
+    expected = [[(t.head.i, t.dep_) for t in doc] for doc in nlp.pipe(texts)]
+    nlp.to_disk(tmp_path / "model")
+    loaded = spacy.load(tmp_path / "model")
+    assert [[(t.head.i, t.dep_) for t in doc] for doc in loaded.pipe(texts)] == expected
+    nlp2 = make_nlp()  # bytes round trip too
+    nlp2.from_bytes(nlp.to_bytes())
+    assert [[(t.head.i, t.dep_) for t in doc] for doc in nlp2.pipe(texts)] == expected
+    code = (
+        "import json, sys, spacy\n"
+        f"nlp = spacy.load({str(tmp_path / 'model')!r})\n"
+        f"texts = {texts!r}\n"
+        "print(json.dumps([[(t.head.i, t.dep_) for t in d] for d in nlp.pipe(texts)]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout) == [[list(x) for x in doc] for doc in expected]
+    assert loaded.get_pipe("dynoracle_parser").cfg["transition_system"] == "arc_hybrid"
+
+
+def test_version_mismatch_is_a_clear_error_and_spacy_blank_survives(monkeypatch):
+    from spacy_dynoracle import _build_info
+
+    monkeypatch.setattr(_build_info, "SPACY_VERSION", "3.0.0")
+    nlp = spacy.blank("en")  # entry points still load
+    with pytest.raises(spacy_dynoracle.SpacyVersionMismatch, match="3.0.0"):
+        nlp.add_pipe("dynoracle_parser")
+    assert spacy.blank("de") is not None
+
+
+def test_entry_point_modules_import_nothing_compiled():
+    code = (
+        "import sys, spacy\n"
+        "spacy.blank('en')\n"
+        "import spacy_dynoracle.factory, spacy_dynoracle.corpus\n"
+        "bad = [m for m in sys.modules if m.startswith('spacy_dynoracle.') and "
+        "getattr(sys.modules[m], '__file__', '').endswith('.so')]\n"
+        "print(bad)\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_exploration_schedule():
+    nlp = make_nlp(explore_after_epochs=2, explore_prob=0.75)
+    parser = nlp.get_pipe("dynoracle_parser")
+    parser.epoch = 1
+    assert parser.follow_oracle_mask(1000).all()
+    parser.epoch = 2
+    share = 1 - parser.follow_oracle_mask(20000).mean()
+    assert 0.72 < share < 0.78
+    static = make_nlp(oracle="static", explore_after_epochs=0, explore_prob=1.0)
+    sp = static.get_pipe("dynoracle_parser")
+    sp.epoch = 5
+    assert sp.follow_oracle_mask(100).all()
+
+
+def test_unknown_epoch_warns_once():
+    nlp = make_nlp(explore_after_epochs=1)
+    parser = nlp.get_pipe("dynoracle_parser")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        parser.follow_oracle_mask(3)
+        parser.follow_oracle_mask(3)
+    assert len([w for w in caught if "set_epoch" in str(w.message)]) == 1
+    assert isinstance(parser, DynOracleParser)
