@@ -1,0 +1,64 @@
+"""Dev scores of dynoracle_parser (static vs dynamic oracle) next to spaCy's own parser,
+trained in the same run from configs/ with the same tok2vec, epochs and data.
+
+    python benchmarks/compare_oracles.py --treebank UD_Hungarian-Szeged --epochs 10 \
+        --system arc_hybrid --seeds 0 --json results.json
+
+Scores come from spacy_dynoracle.evaluate (CoNLL-18 definitions, gold words; the parser
+segments) on dev, or on the last 10% of train when the treebank has no dev split.
+"""
+import argparse
+import json
+import time
+from pathlib import Path
+
+import spacy
+
+from common import REPO, train_pipeline, treebank_files
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--treebank", default="UD_Hungarian-Szeged")
+    ap.add_argument("--system", default="arc_hybrid")
+    ap.add_argument("--oracles", default="static,dynamic")
+    ap.add_argument("--epochs", type=int, default=10)
+    ap.add_argument("--seeds", default="0")
+    ap.add_argument("--output", type=Path, default=REPO / "training" / "compare")
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    from spacy_dynoracle.evaluate import evaluate_pipeline
+
+    train, dev = treebank_files(args.treebank)
+    runs = [("spacy parser", "spacy_parser.cfg", {})]
+    for oracle in args.oracles.split(","):
+        runs.append((f"{args.system} {oracle}", "dynoracle.cfg", {
+            "components.parser.transition_system": args.system,
+            "components.parser.oracle": oracle}))
+    rows = []
+    for seed in [int(s) for s in args.seeds.split(",")]:
+        for name, config, overrides in runs:
+            out = args.output / args.treebank / f"{name.replace(' ', '_')}-s{seed}"
+            start = time.time()
+            model = train_pipeline(config, out, train, dev, {
+                **overrides, "training.max_epochs": args.epochs, "system.seed": seed,
+                "training.eval_frequency": 10**6})
+            seconds = time.time() - start
+            nlp = spacy.load(model)
+            scores = evaluate_pipeline(nlp, dev or train, select="all" if dev else "tail:0.1")
+            row = {"treebank": args.treebank, "model": name, "seed": seed, "train_s": round(seconds),
+                   "UAS": scores["UAS"]["f1"], "LAS": scores["LAS"]["f1"], "CLAS": scores["CLAS"]["f1"],
+                   "NP_arc_R": scores["NonProjArcs"]["recall"], "NP_arc_P": scores["NonProjArcs"]["precision"]}
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    print(f"\n{args.treebank}, {args.epochs} epochs, dev (parser segments, gold words)")
+    print(f"{'model':24}{'seed':>5}{'UAS':>8}{'LAS':>8}{'CLAS':>8}{'NP-arc R':>10}{'train s':>9}")
+    for r in rows:
+        np_r = "-" if r["NP_arc_R"] is None else f"{r['NP_arc_R']:.2f}"
+        print(f"{r['model']:24}{r['seed']:>5}{r['UAS']:>8.2f}{r['LAS']:>8.2f}{r['CLAS']:>8.2f}{np_r:>10}{r['train_s']:>9}")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2))
+
+
+if __name__ == "__main__":
+    main()
