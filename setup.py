@@ -12,6 +12,18 @@ import numpy
 import spacy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+
+class ReplacingBuildExt(build_ext):
+    """Replace built modules instead of overwriting them in place: a running process
+    (a training, a test) keeps its mapping of the old .so instead of crashing."""
+
+    def copy_file(self, infile, outfile, *args, **kwargs):
+        if str(outfile).endswith((".so", ".pyd")) and os.path.exists(outfile):
+            os.unlink(outfile)
+        return super().copy_file(infile, outfile, *args, **kwargs)
+
 
 HERE = Path(__file__).parent
 SRC = HERE / "cython_src"
@@ -35,6 +47,7 @@ extensions = [
 ]
 
 setup(
+    cmdclass={"build_ext": ReplacingBuildExt},
     ext_modules=cythonize(
         extensions,
         include_path=[str(SRC)],

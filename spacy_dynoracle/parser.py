@@ -15,9 +15,6 @@ from spacy.pipeline.dep_parser import DependencyParser
 from spacy.training import validate_examples
 from thinc.api import set_dropout_rate
 
-ORACLE_NAMES = ("dynamic", "static")
-
-
 class DynOracleParser(DependencyParser):
     #: current training epoch (0-based), set by the spacy_dynoracle.set_epoch.v1 callback
     epoch = None
@@ -33,7 +30,7 @@ class DynOracleParser(DependencyParser):
 
     def follow_oracle_mask(self, n: int) -> numpy.ndarray:
         """Per state: 1 = follow the oracle's best zero-cost move, 0 = the model's."""
-        if self.cfg.get("oracle") == "static":
+        if not self.moves.explores:  # static oracles: always follow the oracle
             return numpy.ones((n,), dtype=numpy.uint8)
         k = self.cfg.get("explore_after_epochs", 0)
         p = self.cfg.get("explore_prob", 1.0)

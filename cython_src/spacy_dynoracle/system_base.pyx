@@ -84,6 +84,8 @@ cdef class DynOracleSystem(TransitionSystem):
     arc_move_types = ()      # the moves that add an arc, hence carry labels
     projective = True        # derives projective trees only: train on lifted gold by default
     options = {}             # system options (e.g. degree) -> default value
+    oracles = ORACLES        # oracle names the system accepts
+    dynamic_oracles = ("dynamic",)   # those defined in every state (exploration allowed)
 
     def __init__(self, strings, labels_by_action=None, min_freq=None, *,
                  projectivize=None, oracle="dynamic", **options):
@@ -118,8 +120,10 @@ cdef class DynOracleSystem(TransitionSystem):
         return self._oracle
 
     @property
-    def oracles(self):
-        return ORACLES
+    def explores(self):
+        """Whether the chosen oracle has costs off the gold path, so that training may
+        follow the model; other oracles are always followed (teacher forcing)."""
+        return self._oracle in self.dynamic_oracles
 
     @property
     def projectivize(self):
