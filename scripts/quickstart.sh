@@ -19,13 +19,15 @@ if [ -z "$train" ]; then
     echo "No *-ud-train.conllu under $dir: set UD_ROOT (and TREEBANK) to a UD folder." >&2
     exit 1
 fi
-sel=()
+sel=(); dev_select=all
 if [ -z "$dev" ]; then   # no dev split (e.g. Latin-Perseus): last 10% of train
-    dev=$train; sel=(--paths.train_select "head:0.9" --paths.dev_select "tail:0.1")
+    dev=$train; dev_select=tail:0.1
+    sel=(--paths.train_select "head:0.9" --paths.dev_select "$dev_select")
 fi
 out=training/quickstart-$SYSTEM
 "$PY" -m spacy train configs/dynoracle.cfg --output "$out" \
     --paths.train "$train" --paths.dev "$dev" "${sel[@]}" \
     --components.parser.transition_system "$SYSTEM" \
     --training.max_epochs "$EPOCHS" --training.eval_frequency 100
-"$PY" -m spacy_dynoracle evaluate "$out/model-best" "$dev" --json "$out/dev-scores.json"
+"$PY" -m spacy_dynoracle evaluate "$out/model-best" "$dev" --select "$dev_select" \
+    --no-per-label --json "$out/dev-scores.json"

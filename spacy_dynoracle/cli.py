@@ -1,0 +1,334 @@
+"""Command line: ``spacy-dynoracle`` / ``python -m spacy_dynoracle``.
+
+Commands: evaluate, parse, stats, render (see ``docs/ud_io.md``).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Dict, Iterable, List, NoReturn, Optional, Sequence, Set
+
+import typer
+from wasabi import msg
+
+from .conllu_io import REPLACEABLE, Sentence, read_conllu
+from .corpus import SELECT_HELP
+
+app = typer.Typer(
+    name="spacy-dynoracle",
+    help="UD tools for spacy-dynoracle: evaluate and run pipelines on CoNLL-U, treebank "
+    "statistics and coverage by transition system, displaCy rendering.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+# Bad input and bad options: ConlluError is a ValueError, a missing file an OSError.
+_DATA_ERRORS = (ValueError, OSError)
+
+
+def _fail(error: Exception) -> NoReturn:
+    # Not msg.fail: wasabi wraps at 80 columns, which would split "file:line: problem"
+    # (the format editors and terminals recognise) over several lines.
+    typer.secho(f"\u2718 {error}", fg="red", err=True)
+    raise typer.Exit(1)
+
+
+def _load(model: str):
+    import spacy
+
+    try:
+        return spacy.load(model)
+    except (OSError, ValueError) as e:
+        _fail(e)
+
+
+def _write_json(path: Path, data) -> None:
+    # The standard json module keeps full float precision (srsly rounds to 10 digits).
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _fmt(value: Optional[float], decimals: int = 2) -> str:
+    return "-" if value is None else f"{value:.{decimals}f}"
+
+
+# --------------------------------------------------------------------------- evaluate
+
+_MAIN_METRICS = (
+    ("UAS", ("UAS",)),
+    ("LAS", ("LAS",)),
+    ("CLAS", ("CLAS",)),
+    ("Sentences", ("Sentences",)),
+    ("NonProj arcs (unlabelled)", ("NonProjArcs",)),
+    ("NonProj arcs (labelled)", ("NonProjArcsLabelled",)),
+    ("UAS on NonProj sentences", ("NonProjSentences", "UAS")),
+    ("LAS on NonProj sentences", ("NonProjSentences", "LAS")),
+)
+
+
+def print_scores(result: dict, per_label: bool = True) -> None:
+    """Print an `evaluate_docs` result as wasabi tables."""
+    rows = []
+    for name, keys in _MAIN_METRICS:
+        score = result
+        for key in keys:
+            score = score.get(key) if score else None
+        if score is None:
+            continue
+        rows.append((name, _fmt(score["precision"]), _fmt(score["recall"]), _fmt(score["f1"]),
+                     score["gold"], score["system"]))
+    nps = result["NonProjSentences"]
+    msg.text(f"{result['words']} words, {result['sentences']} sentences, "
+             f"{nps['sentences']} non-projective sentences ({nps['words']} words)")
+    msg.table(rows, header=("metric", "P", "R", "F1", "gold", "system"), divider=True,
+              aligns=("l", "r", "r", "r", "r", "r"), max_col=60)
+    if per_label:
+        label_rows = [(label or "(none)", s["gold"], s["system"], _fmt(s["precision"]), _fmt(s["recall"]),
+                       _fmt(s["f1"])) for label, s in result["PerLabel"].items()]
+        msg.table(label_rows, header=("label", "gold", "system", "P", "R (LAS)", "F1"), divider=True,
+                  aligns=("l", "r", "r", "r", "r", "r"), max_col=60)
+
+
+@app.command("evaluate")
+def evaluate_command(
+    model: str = typer.Argument(..., help="Pipeline package name or path"),
+    data: Path = typer.Argument(..., help="Gold .conllu file or directory of .conllu files"),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="Also write the scores as JSON here"),
+    gold_sents: bool = typer.Option(False, "--gold-sents", help="Preset gold sentence boundaries"),
+    n_sents: int = typer.Option(10, "--n-sents", help="Gold sentences per Doc fed to the pipeline"),
+    select: str = typer.Option("all", "--select", help=SELECT_HELP),
+    batch_size: int = typer.Option(64, "--batch-size", help="Docs per nlp.pipe batch"),
+    per_label: bool = typer.Option(True, "--per-label/--no-per-label", help="Print the per-label table"),
+) -> None:
+    """Score MODEL on the gold words of DATA (CoNLL 2018 UAS/LAS/CLAS + non-projective scores)."""
+    from .evaluate import evaluate_pipeline
+
+    nlp = _load(model)
+    try:
+        result = evaluate_pipeline(nlp, data, gold_sents=gold_sents, n_sents=n_sents,
+                                   batch_size=batch_size, select=select, progress=True)
+    except _DATA_ERRORS as e:
+        _fail(e)
+    result["settings"]["model"] = model
+    msg.divider(f"{model} on {data}")
+    print_scores(result, per_label)
+    if json_path is not None:
+        _write_json(json_path, result)
+        msg.good(f"Wrote scores to {json_path}")
+
+
+# --------------------------------------------------------------------------- parse
+
+
+@app.command("parse")
+def parse_command(
+    model: str = typer.Argument(..., help="Pipeline package name or path"),
+    input_path: Path = typer.Argument(..., help="Input .conllu (HEAD/DEPREL may be '_')"),
+    output_path: Path = typer.Argument(..., help="Output .conllu"),
+    gold_sents: bool = typer.Option(False, "--gold-sents", help="Preset the input's sentence boundaries"),
+    n_sents: int = typer.Option(10, "--n-sents", help="Input sentences per Doc fed to the pipeline"),
+    batch_size: int = typer.Option(64, "--batch-size", help="Docs per nlp.pipe batch"),
+    replace: str = typer.Option("HEAD,DEPREL", "--replace",
+                                help=f"Columns taken from the pipeline, from {','.join(REPLACEABLE)}"),
+) -> None:
+    """Parse the words of a CoNLL-U file; write CoNLL-U with the original other columns."""
+    from tqdm import tqdm
+
+    from .conllu_io import sentences_to_docs, words_only_copy, write_conllu
+
+    columns = [c.strip().upper() for c in replace.split(",") if c.strip()]
+    nlp = _load(model)
+    try:
+        sentences = read_conllu(input_path, require_heads=False)
+        docs = sentences_to_docs(nlp.vocab, sentences, n_sents)
+        inputs = (words_only_copy(doc, sent_starts=gold_sents, keep_source=True) for doc in docs)
+        parsed = tqdm(nlp.pipe(inputs, batch_size=batch_size), desc="parsing", unit="doc", leave=False)
+        n = write_conllu(parsed, output_path, replace=columns)
+    except _DATA_ERRORS as e:
+        _fail(e)
+    msg.good(f"Wrote {n} sentences to {output_path}")
+
+
+# --------------------------------------------------------------------------- stats
+
+
+def stats_files(paths: Iterable[Path]) -> List[Path]:
+    """Files for `stats`: each file given, and every ``*.conllu`` under a directory."""
+    files: List[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(path.rglob("*.conllu"))
+            if not found:
+                raise FileNotFoundError(f"no *.conllu files under {path}")
+            files.extend(found)
+        elif path.exists():
+            files.append(path)
+        else:
+            raise FileNotFoundError(f"{path} does not exist")
+    return files
+
+
+def _coverage_columns(systems: Sequence[str]) -> List[List[str]]:
+    """Systems grouped by coverage check: identical checks share a column."""
+    from .coverage import COVERAGE_CHECKS
+
+    groups: Dict[int, List[str]] = {}
+    for name in systems:
+        groups.setdefault(id(COVERAGE_CHECKS[name]), []).append(name)
+    return list(groups.values())
+
+
+def stats_rows(results: Dict[str, dict], systems: Sequence[str]) -> List[tuple]:
+    rows = []
+    for name, s in results.items():
+        row = [name, f"{s['sentences']:,}", f"{s['tokens']:,}", f"{s['words']:,}",
+               _fmt(s["nonproj_sentences_pct"]), _fmt(s["nonproj_arcs_pct"], 3)]
+        row += [_fmt(s["coverage"][group[0]]["pct"]) for group in _coverage_columns(systems)]
+        rows.append(tuple(row))
+    return rows
+
+
+@app.command("stats")
+def stats_command(
+    paths: List[Path] = typer.Argument(..., help=".conllu files or directories (searched recursively)"),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="Also write the statistics as JSON here"),
+    select: str = typer.Option("all", "--select", help=SELECT_HELP),
+    systems: Optional[str] = typer.Option(None, "--systems", help="Comma-separated systems (default: all registered)"),
+) -> None:
+    """Sentences, tokens, words, % non-projective sentences/arcs, coverage per transition system."""
+    from tqdm import tqdm
+
+    from .corpus import read_sentences
+    from .coverage import COVERAGE_CHECKS, treebank_stats
+
+    names = [s.strip() for s in systems.split(",")] if systems else list(COVERAGE_CHECKS)
+    results: Dict[str, dict] = {}
+    try:
+        files = stats_files(paths)
+        for file in tqdm(files, desc="stats", unit="file", leave=False, disable=len(files) < 2):
+            label = f"{file.parent.name}/{file.name}" if len(files) > 1 else str(file)
+            results[label] = treebank_stats(read_sentences(file, select=select), names)
+    except _DATA_ERRORS as e:
+        _fail(e)
+    header = ["file", "sents", "tokens", "words", "%NP sents", "%NP arcs"]
+    header += ["/".join(group) + " cov%" for group in _coverage_columns(names)]
+    msg.table(stats_rows(results, names), header=header, divider=True,
+              aligns=["l"] + ["r"] * (len(header) - 1), max_col=80)
+    if json_path is not None:
+        _write_json(json_path, results)
+        msg.good(f"Wrote statistics to {json_path}")
+
+
+# --------------------------------------------------------------------------- render
+
+
+def parse_sentence_numbers(spec: str) -> Set[int]:
+    """"1,4-6" -> {1, 4, 5, 6} (1-based sentence numbers)."""
+    numbers: Set[int] = set()
+    for part in spec.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        first, _, last = part.partition("-")
+        try:
+            low, high = int(first), int(last or first)
+        except ValueError:
+            raise ValueError(f"invalid sentence numbers {spec!r}: use e.g. '1,4-6'") from None
+        if low < 1 or high < low:
+            raise ValueError(f"invalid sentence range {part!r} (numbers start at 1)")
+        numbers.update(range(low, high + 1))
+    return numbers
+
+
+def choose_sentences(
+    sentences: Iterable[Sentence],
+    numbers: Optional[Set[int]] = None,
+    sent_ids: Optional[Set[str]] = None,
+    nonproj: bool = False,
+    limit: int = 10,
+) -> List[tuple]:
+    """(1-based number, sentence) pairs passing every given filter, at most `limit`."""
+    from .trees import is_projective
+
+    chosen = []
+    for number, sentence in enumerate(sentences, 1):
+        if numbers is not None and number not in numbers:
+            continue
+        if sent_ids is not None and sentence.sent_id not in sent_ids:
+            continue
+        if nonproj and (not sentence.is_parsed or is_projective(sentence.heads)):
+            continue
+        chosen.append((number, sentence))
+        if limit and len(chosen) >= limit:
+            break
+    return chosen
+
+
+def _title(number: int, sentence: Sentence, what: str) -> str:
+    name = f"sent_id {sentence.sent_id}" if sentence.sent_id else f"sentence {number}"
+    return f"{name} ({what})"
+
+
+@app.command("render")
+def render_command(
+    source: str = typer.Argument(..., help="A .conllu file (gold trees) or a pipeline name/path"),
+    data: Optional[Path] = typer.Argument(None, help="The .conllu to parse when SOURCE is a pipeline"),
+    out: Path = typer.Option(..., "--out", help="Output .html (one page) or .svg (one file per tree)"),
+    sents: Optional[str] = typer.Option(None, "--sents", help="Sentence numbers, e.g. '1,4-6'"),
+    sent_id: Optional[List[str]] = typer.Option(None, "--sent-id", help="A sent_id to render (repeatable)"),
+    nonproj: bool = typer.Option(False, "--nonproj", help="Only sentences with non-projective gold arcs"),
+    limit: int = typer.Option(10, "--limit", help="At most this many sentences (0 = no limit)"),
+    with_gold: bool = typer.Option(False, "--gold", help="With a pipeline, also draw each gold tree"),
+    compact: bool = typer.Option(False, "--compact", help="displaCy's compact style"),
+) -> None:
+    """Draw chosen sentences with displaCy (crossing arcs included)."""
+    from spacy.tokens import Doc
+
+    from .render import render_svgs, render_trees, sentence_to_displacy, span_to_displacy
+
+    if out.suffix.lower() not in (".html", ".svg"):
+        _fail(ValueError(f"--out must end in .html or .svg, not {out.name!r}"))
+    if source.endswith(".conllu") and not Path(source).is_file():
+        _fail(FileNotFoundError(f"{source} does not exist"))
+    gold_only = Path(source).is_file()
+    conllu = Path(source) if gold_only else data
+    if conllu is None:
+        _fail(ValueError("give the .conllu to parse after the pipeline name"))
+    try:
+        numbers = parse_sentence_numbers(sents) if sents else None
+        sentences = read_conllu(conllu, require_heads=gold_only)  # type: ignore[arg-type]
+        chosen = choose_sentences(sentences, numbers, set(sent_id) if sent_id else None, nonproj, limit)
+    except _DATA_ERRORS as e:
+        _fail(e)
+    if not chosen:
+        _fail(ValueError("no sentence matches the selection"))
+    parses = []
+    if gold_only:
+        parses = [sentence_to_displacy(s, _title(n, s, "gold")) for n, s in chosen]
+    else:
+        nlp = _load(source)
+        for number, sentence in chosen:
+            words = [w.form for w in sentence.words]
+            # One sentence per Doc, boundaries preset: the tree drawn is the one it gets.
+            doc = Doc(nlp.vocab, words=words, spaces=sentence.spaces(),
+                      sent_starts=[True] + [False] * (len(words) - 1))
+            doc = nlp(doc)
+            parses.append(span_to_displacy(doc[:], _title(number, sentence, source)))
+            if with_gold and sentence.is_parsed:
+                parses.append(sentence_to_displacy(sentence, _title(number, sentence, "gold")))
+    options = {"compact": compact}
+    if out.suffix.lower() == ".html":
+        out.write_text(render_trees(parses, page=True, options=options), encoding="utf-8")
+        written = [out]
+    else:
+        svgs = render_svgs(parses, options=options)
+        written = [out] if len(svgs) == 1 else [out.with_name(f"{out.stem}-{i}{out.suffix}")
+                                                 for i in range(1, len(svgs) + 1)]
+        for path, svg in zip(written, svgs):
+            path.write_text(svg, encoding="utf-8")
+    msg.good(f"Rendered {len(parses)} tree(s) to {', '.join(str(p) for p in written)}")
+
+
+def main(argv: Optional[List[str]] = None) -> None:
+    """Console-script entry point (``spacy-dynoracle``)."""
+    app(args=argv, prog_name="spacy-dynoracle")

@@ -1,0 +1,895 @@
+"""Reading and writing CoNLL-U (Universal Dependencies) files.
+
+The reader is strict on purpose: every malformed input raises a `ConlluError` that names
+the file, the 1-based line and the problem, and nothing is silently dropped or
+normalised. With ``on_error="skip"`` malformed sentences are skipped instead, counted in a
+`ReadStats` and reported in a warning. See ``docs/ud_io.md`` for the rules.
+
+Only basic trees are parsed (HEAD/DEPREL over syntactic words). Multiword-token lines
+(``n-m``) and empty nodes (``n.m``) are validated and kept verbatim so that a file can be
+written back byte for byte; they never become tokens. The line parser is hand-written
+(not the ``conllu`` package) so that every error carries the exact line number.
+
+This module is pure Python and imports nothing compiled from this package.
+"""
+from __future__ import annotations
+
+import io
+import re
+import warnings
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+
+# Key of the dict that `sentences_to_docs` stores in `Doc.user_data` and `write_conllu`
+# reads back: the original columns, comments, MWT lines and empty nodes per sentence.
+USER_DATA_KEY = "spacy_dynoracle.conllu"
+
+COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
+ID, FORM, LEMMA, UPOS, XPOS, FEATS, HEAD, DEPREL, DEPS, MISC = range(10)
+
+# The 17 UD universal POS tags (spaCy's Doc rejects anything else in `pos`).
+UPOS_TAGS = frozenset(
+    "ADJ ADP ADV AUX CCONJ DET INTJ NOUN NUM PART PRON PROPN PUNCT SCONJ SYM VERB X".split()
+)
+
+MAX_REPORTED_ERRORS = 10
+
+# re.ASCII: int() and \d would accept other Unicode digits ("١"), which CoNLL-U does not.
+_WORD_ID = re.compile(r"[1-9][0-9]*", re.ASCII)
+_MWT_ID = re.compile(r"([1-9][0-9]*)-([1-9][0-9]*)", re.ASCII)
+_EMPTY_ID = re.compile(r"(0|[1-9][0-9]*)\.([1-9][0-9]*)", re.ASCII)
+_HEAD = re.compile(r"0|[1-9][0-9]*", re.ASCII)
+_WHITESPACE = re.compile(r"\s")
+# What spaCy's Morphology can parse: Name=Value pairs separated by "|", one "=" each.
+_FEATS = re.compile(r"[^=|]+=[^=|]+(\|[^=|]+=[^=|]+)*")
+# Columns that may contain inner spaces in UD v2 (but no leading/trailing whitespace).
+_SPACED_COLUMNS = (FORM, LEMMA, MISC)
+_UNSPACED_COLUMNS = (ID, UPOS, XPOS, FEATS, HEAD, DEPREL, DEPS)
+
+
+class ConlluError(ValueError):
+    """A malformed CoNLL-U input: ``str(error) == f"{path}:{line}: {message}"``."""
+
+    def __init__(self, path: Union[str, Path], line: int, message: str) -> None:
+        self.path = str(path)
+        self.line = line
+        self.message = message
+        super().__init__(f"{self.path}:{line}: {message}")
+
+    def __reduce__(self):  # keep the three attributes through pickling
+        return (type(self), (self.path, self.line, self.message))
+
+
+@dataclass
+class Word:
+    """A syntactic word (a line with an integer ID)."""
+
+    id: int
+    form: str
+    lemma: str
+    upos: str
+    xpos: str
+    feats: str
+    head: Optional[int]  # None when HEAD is "_" (unparsed input, require_heads=False)
+    deprel: str
+    deps: str
+    misc: str
+    line: int = 0  # 1-based line in the source file
+
+    def columns(self) -> List[str]:
+        head = "_" if self.head is None else str(self.head)
+        return [str(self.id), self.form, self.lemma, self.upos, self.xpos, self.feats,
+                head, self.deprel, self.deps, self.misc]
+
+    @property
+    def space_after(self) -> bool:
+        return not _no_space_after(self.misc)
+
+
+@dataclass
+class MultiwordToken:
+    """A multiword-token line ``first-last``, kept verbatim (all ten columns)."""
+
+    first: int
+    last: int
+    columns: List[str]
+    line: int = 0
+
+    @property
+    def form(self) -> str:
+        return self.columns[FORM]
+
+    @property
+    def space_after(self) -> bool:
+        return not _no_space_after(self.columns[MISC])
+
+
+@dataclass
+class EmptyNode:
+    """An empty node ``after.index`` (enhanced UD), kept verbatim (all ten columns)."""
+
+    after: int  # the word it follows (0 = before the first word)
+    index: int
+    columns: List[str]
+    line: int = 0
+
+
+@dataclass
+class Sentence:
+    """One CoNLL-U sentence: comments, syntactic words, MWT lines and empty nodes."""
+
+    words: List[Word]
+    comments: List[str] = field(default_factory=list)  # whole lines, "#" included
+    multiword_tokens: List[MultiwordToken] = field(default_factory=list)
+    empty_nodes: List[EmptyNode] = field(default_factory=list)
+    path: str = ""
+    line: int = 0  # line of the sentence's first line
+
+    @property
+    def is_parsed(self) -> bool:
+        return all(w.head is not None for w in self.words)
+
+    @property
+    def heads(self) -> List[int]:
+        """HEAD per word (index i = word i+1), 0 = root. Only for parsed sentences."""
+        return [w.head for w in self.words]  # type: ignore[misc]
+
+    @property
+    def sent_id(self) -> Optional[str]:
+        return self.comment_value("sent_id")
+
+    @property
+    def text(self) -> Optional[str]:
+        return self.comment_value("text")
+
+    def comment_value(self, key: str) -> Optional[str]:
+        """Value of a ``# key = value`` comment, or None."""
+        for comment in self.comments:
+            name, sep, value = comment[1:].partition("=")
+            if sep and name.strip() == key:
+                return value.strip()
+        return None
+
+    def spaces(self) -> List[bool]:
+        """Whether a space follows each word in the original text (MWT-aware).
+
+        Words inside a multiword token are glued together; the space after the last one
+        comes from the MWT line's MISC (``SpaceAfter=No``), as UD puts it there.
+        """
+        spaces = [w.space_after for w in self.words]
+        for mwt in self.multiword_tokens:
+            for i in range(mwt.first, mwt.last):
+                spaces[i - 1] = False
+            spaces[mwt.last - 1] = mwt.space_after
+        return spaces
+
+    def n_tokens(self) -> int:
+        """Surface tokens: an MWT counts once, its words not at all."""
+        covered = sum(m.last - m.first + 1 for m in self.multiword_tokens)
+        return len(self.words) - covered + len(self.multiword_tokens)
+
+    def to_conllu(self) -> str:
+        """The sentence as CoNLL-U text, ending with the empty separator line."""
+        return format_sentence(
+            self.comments,
+            [w.columns() for w in self.words],
+            [m.columns for m in self.multiword_tokens],
+            [e.columns for e in self.empty_nodes],
+        )
+
+
+@dataclass
+class ReadStats:
+    """Counts of a read; with on_error="skip", also the malformed blocks skipped."""
+
+    sentences: int = 0
+    words: int = 0
+    skipped: int = 0
+    errors: List[ConlluError] = field(default_factory=list)  # the first few only
+
+    def record(self, error: ConlluError) -> None:
+        self.skipped += 1
+        if len(self.errors) < MAX_REPORTED_ERRORS:
+            self.errors.append(error)
+
+    def summary(self) -> str:
+        text = f"read {self.sentences} sentences ({self.words} words), skipped {self.skipped} malformed"
+        if self.errors:
+            shown = "\n  ".join(str(e) for e in self.errors)
+            more = self.skipped - len(self.errors)
+            text += f"; first errors:\n  {shown}" + (f"\n  ... and {more} more" if more else "")
+        return text
+
+
+def _no_space_after(misc: str) -> bool:
+    return misc != "_" and "SpaceAfter=No" in misc.split("|")
+
+
+# --------------------------------------------------------------------------- reading
+
+
+@dataclass
+class _Block:
+    """Consecutive non-empty lines, up to the line that ends them."""
+
+    lines: List[Tuple[int, str, Optional[str]]]  # (line number, text, line-level error)
+    end_line: int
+    end_error: Optional[str]  # None if ended by a proper empty line
+
+
+def _line_error(text: str, lineno: int) -> Optional[str]:
+    if lineno == 1 and text.startswith("\ufeff"):
+        return "file starts with a UTF-8 byte-order mark (BOM); CoNLL-U files must not have one"
+    if "\r" in text:
+        if text.endswith("\r"):
+            return "line ends with CR LF (Windows line ending); CoNLL-U uses LF (\\n) only"
+        return "carriage return (\\r) inside the line"
+    return None
+
+
+def _blocks(lines: Iterable[bytes], path: str) -> Iterator[Union[_Block, ConlluError]]:
+    """Split a file into blocks; stray separator lines come out as errors of their own."""
+    block: List[Tuple[int, str, Optional[str]]] = []
+    lineno = 0
+    last_had_newline = True
+    for raw in lines:
+        lineno += 1
+        last_had_newline = raw.endswith(b"\n")
+        body = raw[:-1] if last_had_newline else raw
+        try:
+            text = body.decode("utf-8")
+            error = _line_error(text, lineno)
+        except UnicodeDecodeError as e:
+            text = body.decode("utf-8", errors="replace")
+            error = f"invalid UTF-8: byte 0x{body[e.start]:02x} at byte offset {e.start} of the line"
+        if text == "":
+            if block:
+                yield _Block(block, lineno, None)
+                block = []
+            else:
+                yield ConlluError(path, lineno, "unexpected empty line: sentences are separated "
+                                  "by exactly one empty line and the file starts with a sentence")
+        elif text.isspace():
+            message = error or "line contains only whitespace; a sentence must end with an empty line"
+            if block:
+                yield _Block(block, lineno, message)
+                block = []
+            else:
+                yield ConlluError(path, lineno, message)
+        else:
+            block.append((lineno, text, error))
+    if lineno == 0:
+        return
+    if block:
+        yield _Block(block, lineno, "file ends without an empty line after the last sentence"
+                     + ("" if last_had_newline else " (and without a final newline)"))
+
+
+def _column_error(cols: List[str], text: str) -> Optional[str]:
+    if len(cols) != 10:
+        hint = ""
+        if len(cols) < 10 and len(text.split()) >= 10:
+            hint = " (columns seem to be separated by spaces; CoNLL-U needs tabs)"
+        elif len(cols) == 11 and cols[-1] == "":
+            hint = " (trailing tab at the end of the line)"
+        return f"expected 10 tab-separated columns, found {len(cols)}{hint}"
+    for i, value in enumerate(cols):
+        if value == "":
+            return f"empty column {i + 1} ({COLUMNS[i]}); write '_' for a missing value"
+    for i in _SPACED_COLUMNS:
+        value = cols[i]
+        if value != value.strip():
+            return f"column {i + 1} ({COLUMNS[i]}) has leading or trailing whitespace: {value!r}"
+    for i in _UNSPACED_COLUMNS:
+        if _WHITESPACE.search(cols[i]):
+            return f"column {i + 1} ({COLUMNS[i]}) contains whitespace: {cols[i]!r} (tabs/spaces mixed up?)"
+    return None
+
+
+class _SentenceParser:
+    def __init__(self, path: str, require_heads: bool, allow_multiple_roots: bool) -> None:
+        self.path = path
+        self.require_heads = require_heads
+        self.allow_multiple_roots = allow_multiple_roots
+
+    def error(self, line: int, message: str) -> ConlluError:
+        return ConlluError(self.path, line, message)
+
+    def parse(self, block: _Block) -> Sentence:
+        comments: List[str] = []
+        words: List[Word] = []
+        mwts: List[MultiwordToken] = []
+        empties: List[EmptyNode] = []
+        pending_mwt: Optional[MultiwordToken] = None  # MWT line whose first word is next
+        for lineno, text, line_error in block.lines:
+            if line_error:
+                raise self.error(lineno, line_error)
+            if text.startswith("#"):
+                if words or mwts or empties:
+                    raise self.error(lineno, "comment line after the sentence's first word line "
+                                     "(comments must come before the words)")
+                comments.append(text)
+                continue
+            cols = text.split("\t")
+            problem = _column_error(cols, text)
+            if problem:
+                raise self.error(lineno, problem)
+            id_ = cols[ID]
+            if _WORD_ID.fullmatch(id_):
+                words.append(self.word(cols, lineno, words))
+                pending_mwt = None
+            elif _MWT_ID.fullmatch(id_):
+                pending_mwt = self.multiword_token(cols, lineno, words, mwts)
+                mwts.append(pending_mwt)
+            elif _EMPTY_ID.fullmatch(id_):
+                empties.append(self.empty_node(cols, lineno, words, empties, pending_mwt))
+            else:
+                raise self.error(lineno, f"invalid ID {id_!r}: expected a word ID (1, 2, ...), "
+                                 "a multiword-token range (1-2) or an empty node (1.1)")
+        if block.end_error:
+            raise self.error(block.end_line, block.end_error)
+        first_line = block.lines[0][0]
+        if not words:
+            if not (mwts or empties):
+                raise self.error(first_line, "comment lines not followed by any word line "
+                                 "(comment-only block or file)")
+            raise self.error(first_line, "sentence has no word lines (only multiword tokens or empty nodes)")
+        if mwts and mwts[-1].last > len(words):
+            m = mwts[-1]
+            raise self.error(m.line, f"multiword token {m.first}-{m.last} goes beyond the last "
+                             f"word of the sentence ({len(words)})")
+        self.check_tree(words)
+        return Sentence(words, comments, mwts, empties, self.path, first_line)
+
+    def word(self, cols: List[str], lineno: int, words: List[Word]) -> Word:
+        wid = int(cols[ID])
+        expected = len(words) + 1
+        if wid != expected:
+            if wid < expected:
+                first = words[wid - 1].line
+                raise self.error(lineno, f"duplicate word ID {wid} (already on line {first})")
+            raise self.error(lineno, f"word ID {wid} out of sequence: expected {expected}")
+        upos = cols[UPOS]
+        if upos != "_" and upos not in UPOS_TAGS:
+            raise self.error(lineno, f"unknown UPOS {upos!r} (one of the 17 UD tags or '_')")
+        feats = cols[FEATS]
+        if feats != "_" and not _FEATS.fullmatch(feats):
+            raise self.error(lineno, f"malformed FEATS {feats!r}: expected '_' or Name=Value pairs joined by '|'")
+        head_text, deprel = cols[HEAD], cols[DEPREL]
+        head: Optional[int]
+        if _HEAD.fullmatch(head_text):
+            head = int(head_text)
+            if deprel == "_":
+                raise self.error(lineno, f"word {wid} has HEAD {head} but no DEPREL ('_')")
+        elif head_text == "_" and not self.require_heads:
+            head = None
+            if deprel != "_":
+                raise self.error(lineno, f"word {wid} has DEPREL {deprel!r} but no HEAD ('_')")
+        elif head_text == "_":
+            raise self.error(lineno, f"HEAD of word {wid} is '_' (no parse); read with "
+                             "require_heads=False to accept unparsed sentences")
+        else:
+            raise self.error(lineno, f"HEAD {head_text!r} of word {wid} is not a non-negative integer")
+        return Word(wid, cols[FORM], cols[LEMMA], upos, cols[XPOS], feats, head, deprel,
+                    cols[DEPS], cols[MISC], lineno)
+
+    def multiword_token(self, cols, lineno, words, mwts) -> MultiwordToken:
+        first, last = (int(x) for x in cols[ID].split("-"))
+        if last <= first:
+            raise self.error(lineno, f"multiword token {cols[ID]}: the range must cover at least two words")
+        if mwts and mwts[-1].last >= first:
+            prev = mwts[-1]
+            raise self.error(lineno, f"multiword token {cols[ID]} overlaps {prev.first}-{prev.last} (line {prev.line})")
+        if first != len(words) + 1:
+            raise self.error(lineno, f"multiword token {cols[ID]} must come right before word {first}; "
+                             f"the next word is {len(words) + 1}")
+        return MultiwordToken(first, last, cols, lineno)
+
+    def empty_node(self, cols, lineno, words, empties, pending_mwt) -> EmptyNode:
+        after, index = (int(x) for x in cols[ID].split("."))
+        if after != len(words):
+            raise self.error(lineno, f"empty node {cols[ID]} must follow word {after}, "
+                             f"but it comes after word {len(words)}")
+        if pending_mwt is not None:
+            raise self.error(lineno, f"empty node {cols[ID]} between multiword token "
+                             f"{pending_mwt.first}-{pending_mwt.last} and its first word")
+        expected = empties[-1].index + 1 if empties and empties[-1].after == after else 1
+        if index != expected:
+            raise self.error(lineno, f"empty node ID {cols[ID]} out of sequence: expected {after}.{expected}")
+        return EmptyNode(after, index, cols, lineno)
+
+    def check_tree(self, words: List[Word]) -> None:
+        n = len(words)
+        missing = [w for w in words if w.head is None]
+        if missing:
+            if len(missing) < n:
+                w = missing[0]
+                raise self.error(w.line, f"HEAD of word {w.id} is '_' but other words of the "
+                                 "sentence have heads (parse all words or none)")
+            return
+        for w in words:
+            if w.head > n:  # type: ignore[operator]
+                raise self.error(w.line, f"HEAD {w.head} of word {w.id} is out of range: the sentence has {n} words")
+            if w.head == w.id:
+                raise self.error(w.line, f"word {w.id} has itself as HEAD (cycle)")
+        roots = [w for w in words if w.head == 0]
+        if not roots:
+            raise self.error(words[0].line, "no root: no word has HEAD 0")
+        if len(roots) > 1 and not self.allow_multiple_roots:
+            ids = ", ".join(str(w.id) for w in roots)
+            raise self.error(roots[1].line, f"several roots: words {ids} have HEAD 0 "
+                             "(a UD sentence has exactly one)")
+        heads = [0] + [w.head for w in words]
+        state = [0] * (n + 1)  # 0 = unseen, 1 = on the current path, 2 = reaches the root
+        for start in range(1, n + 1):
+            path = []
+            v = start
+            while v != 0 and state[v] == 0:
+                state[v] = 1
+                path.append(v)
+                v = heads[v]  # type: ignore[assignment]
+            if v != 0 and state[v] == 1:
+                cycle = path[path.index(v):]
+                chain = " -> ".join(str(x) for x in cycle + [cycle[0]])
+                first = min(cycle)
+                raise self.error(words[first - 1].line, f"cycle in HEAD: {chain} (word -> its head)")
+            for u in path:
+                state[u] = 2
+
+
+def read_conllu(
+    path: Union[str, Path],
+    *,
+    on_error: str = "raise",
+    stats: Optional[ReadStats] = None,
+    require_heads: bool = True,
+    allow_multiple_roots: bool = False,
+) -> Iterator[Sentence]:
+    """Yield the sentences of a CoNLL-U file, validating everything on the way.
+
+    on_error: "raise" (default) raises a `ConlluError` (file, line, problem) at the first
+        malformed sentence; "skip" skips malformed sentences (each block of lines up to an
+        empty line counts once), records them in `stats` and warns once per file. A file
+        with no valid sentence at all (empty, comment-only, everything malformed) raises
+        in both modes.
+    stats: a `ReadStats` to fill (sentences, words, skipped, first errors).
+    require_heads: if False, sentences whose HEAD and DEPREL are '_' on every word are
+        accepted as unparsed (`Word.head is None`), e.g. input for `parse`.
+    allow_multiple_roots: accept several words with HEAD 0 in a sentence (not UD).
+    A missing file raises FileNotFoundError.
+    """
+    if on_error not in ("raise", "skip"):
+        raise ValueError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
+    stats = stats if stats is not None else ReadStats()
+    path_str = str(path)
+    parser = _SentenceParser(path_str, require_heads, allow_multiple_roots)
+    yielded = 0
+    skipped_before = stats.skipped
+    first_error: Optional[ConlluError] = None
+    with open(path, "rb") as f:
+        for item in _blocks(f, path_str):
+            if isinstance(item, ConlluError):
+                error = item
+            else:
+                try:
+                    sentence = parser.parse(item)
+                except ConlluError as e:
+                    error = e
+                else:
+                    stats.sentences += 1
+                    stats.words += len(sentence.words)
+                    yielded += 1
+                    yield sentence
+                    continue
+            if on_error == "raise":
+                raise error
+            first_error = first_error or error
+            stats.record(error)
+    skipped = stats.skipped - skipped_before
+    if yielded == 0:
+        if first_error is None:
+            raise ConlluError(path_str, 1, "empty file: no sentences")
+        raise ConlluError(path_str, first_error.line, f"no valid sentence in the file ({skipped} "
+                          f"malformed block(s) skipped; first: {first_error.message})")
+    if skipped:
+        warnings.warn(f"{path_str}: skipped {skipped} malformed sentence(s); " + stats.summary(),
+                      stacklevel=2)
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def format_sentence(
+    comments: Sequence[str],
+    word_rows: Sequence[Sequence[str]],
+    mwt_rows: Sequence[Sequence[str]] = (),
+    empty_rows: Sequence[Sequence[str]] = (),
+) -> str:
+    """CoNLL-U text of one sentence, in the canonical order the reader enforces.
+
+    An MWT line comes right before its first word, empty nodes ``n.m`` right after word n
+    (``0.m`` before everything); the text ends with the empty separator line.
+    """
+    mwt_by_first = {int(row[ID].split("-")[0]): row for row in mwt_rows}
+    empty_by_after: Dict[int, List[Sequence[str]]] = defaultdict(list)
+    for row in empty_rows:
+        empty_by_after[int(row[ID].split(".")[0])].append(row)
+    lines = list(comments)
+    lines.extend("\t".join(row) for row in empty_by_after.get(0, ()))
+    for i, row in enumerate(word_rows, 1):
+        mwt = mwt_by_first.get(i)
+        if mwt is not None:
+            lines.append("\t".join(mwt))
+        lines.append("\t".join(row))
+        lines.extend("\t".join(r) for r in empty_by_after.get(i, ()))
+    return "\n".join(lines) + "\n\n"
+
+
+def write_sentences(sentences: Iterable[Sentence], path_or_file: Union[str, Path, IO[str]]) -> int:
+    """Write `Sentence` objects as CoNLL-U; returns the number written."""
+    with _open_for_writing(path_or_file) as out:
+        n = 0
+        for sentence in sentences:
+            out.write(sentence.to_conllu())
+            n += 1
+    return n
+
+
+class _open_for_writing:
+    def __init__(self, path_or_file: Union[str, Path, IO[str]]) -> None:
+        self.target = path_or_file
+        self.file: Optional[IO[str]] = None
+
+    def __enter__(self) -> IO[str]:
+        if isinstance(self.target, (str, Path)):
+            # newline="\n": never write CRLF, even on Windows.
+            self.file = open(self.target, "w", encoding="utf-8", newline="\n")
+            return self.file
+        return self.target
+
+    def __exit__(self, *exc) -> None:
+        if self.file is not None:
+            self.file.close()
+
+
+# --------------------------------------------------------------------------- Docs
+
+def _none_if_underscore(value: str) -> str:
+    return "" if value == "_" else value
+
+
+def sentences_to_docs(vocab, sentences: Iterable[Sentence], n_sents: int = 10, *, keep_source: bool = True):
+    """Group sentences into spaCy Docs of `n_sents` sentences each (the last may be shorter).
+
+    Tokens are the syntactic words; `whitespace_` comes from ``SpaceAfter=No`` (on the MWT
+    line for multiword tokens, so the words of an MWT are glued and ``doc.text`` is the
+    concatenation of word forms, not the surface text). Heads are absolute with a root
+    pointing to itself; `dep_` keeps the UD label unchanged (``root``, ``nsubj:pass``);
+    `pos_` = UPOS, `tag_` = XPOS, `morph` = FEATS, `lemma_` = LEMMA ('_' = unset).
+    Sentence starts follow the trees (or are set directly for unparsed sentences, which
+    never share a Doc with parsed ones, so a Doc is either fully parsed or not at all).
+    With keep_source, ``doc.user_data[USER_DATA_KEY]`` holds what `write_conllu` needs to
+    write the original lines back (see `docs/ud_io.md`).
+    """
+    from spacy.tokens import Doc
+
+    if n_sents < 1:
+        raise ValueError(f"n_sents must be >= 1, not {n_sents}")
+    chunk: List[Sentence] = []
+    for sentence in sentences:
+        # A Doc is parsed or not as a whole: an unparsed sentence starts a new Doc.
+        if chunk and sentence.is_parsed != chunk[0].is_parsed:
+            yield _make_doc(Doc, vocab, chunk, keep_source)
+            chunk = []
+        chunk.append(sentence)
+        if len(chunk) == n_sents:
+            yield _make_doc(Doc, vocab, chunk, keep_source)
+            chunk = []
+    if chunk:
+        yield _make_doc(Doc, vocab, chunk, keep_source)
+
+
+def _make_doc(Doc, vocab, sentences: List[Sentence], keep_source: bool):
+    words: List[str] = []
+    spaces: List[bool] = []
+    heads: List[int] = []
+    deps: List[str] = []
+    pos: List[str] = []
+    tags: List[str] = []
+    morphs: List[str] = []
+    lemmas: List[str] = []
+    sent_starts: List[bool] = []
+    parsed = sentences[0].is_parsed  # the same for all (see sentences_to_docs)
+    records = []
+    for sentence in sentences:
+        offset = len(words)
+        spaces.extend(sentence.spaces())
+        for w in sentence.words:
+            words.append(w.form)
+            if parsed:
+                heads.append(offset + w.id - 1 if w.head == 0 else offset + w.head - 1)  # type: ignore[operator]
+                deps.append(w.deprel)
+            pos.append(_none_if_underscore(w.upos))
+            tags.append(_none_if_underscore(w.xpos))
+            morphs.append(_none_if_underscore(w.feats))
+            # LEMMA "_" of the word "_" is the lemma "_", not a missing value.
+            lemmas.append(w.lemma if w.lemma != "_" or w.form == "_" else "")
+            sent_starts.append(w.id == 1)
+        if keep_source:
+            records.append({
+                "start": offset,
+                "line": sentence.line,
+                "comments": list(sentence.comments),
+                "words": [w.columns() for w in sentence.words],
+                "mwt": [list(m.columns) for m in sentence.multiword_tokens],
+                "empty": [list(e.columns) for e in sentence.empty_nodes],
+            })
+    doc = Doc(
+        vocab,
+        words=words,
+        spaces=spaces,
+        heads=heads if parsed else None,
+        deps=deps if parsed else None,
+        pos=pos,
+        tags=tags,
+        morphs=morphs,
+        lemmas=lemmas,
+        # Heads define the sentences of parsed Docs; setting both is redundant.
+        sent_starts=None if parsed else sent_starts,
+    )
+    if keep_source:
+        doc.user_data[USER_DATA_KEY] = {"path": sentences[0].path, "sentences": records}
+    return doc
+
+
+def words_only_copy(doc, *, sent_starts: bool = False, keep_source: bool = False):
+    """A Doc with the same words and spaces and nothing else: the input a parser sees.
+
+    sent_starts: also copy the sentence boundaries (fixing them: every token is marked as
+        a sentence start or not). keep_source: copy the CoNLL-U source record so that
+        `write_conllu` can write the original columns of the parsed copy.
+    """
+    from spacy.tokens import Doc
+
+    starts = None
+    if sent_starts:
+        starts = [False] * len(doc)
+        for sent in doc.sents:
+            starts[sent.start] = True
+    copy = Doc(doc.vocab, words=[t.text for t in doc], spaces=[bool(t.whitespace_) for t in doc],
+               sent_starts=starts)
+    if keep_source and USER_DATA_KEY in doc.user_data:
+        copy.user_data[USER_DATA_KEY] = doc.user_data[USER_DATA_KEY]
+    return copy
+
+
+# Columns `write_conllu` can take from the Doc instead of the source.
+REPLACEABLE = ("LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL")
+
+
+def write_conllu(
+    docs: Iterable,
+    path_or_file: Union[str, Path, IO[str]],
+    *,
+    replace: Sequence[str] = ("HEAD", "DEPREL"),
+) -> int:
+    """Write Docs as CoNLL-U; returns the number of sentences written.
+
+    Docs that came from `sentences_to_docs` (or `words_only_copy(..., keep_source=True)`)
+    are written with their original comments, MWT lines, empty nodes and columns; only the
+    `replace` columns are taken from the Doc. A source sentence is kept whole when the
+    Doc's parse respects it (no arc crosses its boundary and it has as many roots as in
+    the source); a region the parser segmented differently is written as the Doc's own
+    sentences, renumbered, with the source columns of each word, the MWTs that fit in a
+    sentence, DEPS '_', and no comments or empty nodes. Docs without a source are
+    written from their annotations (see `docs/ud_io.md`). spaCy's root label ``ROOT`` is
+    written as ``root``; a root has HEAD 0.
+    """
+    unknown = set(replace) - set(REPLACEABLE)
+    if unknown:
+        raise ValueError(f"cannot replace {sorted(unknown)}; choose from {REPLACEABLE}")
+    n = 0
+    with _open_for_writing(path_or_file) as out:
+        for doc in docs:
+            for text in _doc_sentences_text(doc, tuple(replace)):
+                out.write(text)
+                n += 1
+    return n
+
+
+def doc_to_conllu(doc, *, replace: Sequence[str] = ("HEAD", "DEPREL")) -> str:
+    """CoNLL-U text of one Doc (see `write_conllu`)."""
+    buffer = io.StringIO()
+    write_conllu([doc], buffer, replace=replace)
+    return buffer.getvalue()
+
+
+def _deprel(token) -> str:
+    label = token.dep_
+    if not label:
+        return "_"
+    return "root" if label == "ROOT" else label
+
+
+def _head(token, start: int) -> str:
+    return "0" if token.head.i == token.i else str(token.head.i - start + 1)
+
+
+def _doc_sentences_text(doc, replace: Tuple[str, ...]) -> Iterator[str]:
+    if len(doc) == 0:
+        return
+    source = doc.user_data.get(USER_DATA_KEY)
+    records = source["sentences"] if source is not None else []
+    if records:
+        _check_source(doc, records)
+    parsed = doc.has_annotation("DEP")
+    intact = _intact_sentences(doc, records, parsed)
+    covered = [False] * len(doc)
+    for record, ok in zip(records, intact):
+        if ok:
+            start = record["start"]
+            covered[start:start + len(record["words"])] = [True] * len(record["words"])
+    if parsed or doc.has_annotation("SENT_START"):
+        own = [(s.start, s.end) for s in doc.sents]
+    else:  # no sentence information: the source's sentences (all intact), or the whole Doc
+        own = [] if records else [(0, len(doc))]
+    fresh = [span for start, end in own for span in _uncovered_runs(covered, start, end)]
+    source_rows: Dict[int, Sequence[str]] = {}
+    if fresh:
+        for r in records:
+            for i, row in enumerate(r["words"]):
+                source_rows[r["start"] + i] = row
+    mwts = _doc_level_mwts(records) if fresh else []
+    # Document order: intact source sentences and the Doc's own sentences elsewhere.
+    items: List[Tuple[int, object]] = [(r["start"], r) for r, ok in zip(records, intact) if ok]
+    items += [(start, (start, end)) for start, end in fresh]
+    items.sort(key=lambda item: item[0])
+    for _, payload in items:
+        if isinstance(payload, dict):
+            yield _source_sentence_text(doc, payload, parsed, replace)
+        else:
+            start, end = payload  # type: ignore[misc]
+            yield _fresh_sentence_text(doc, start, end, parsed, replace, mwts, source_rows, bool(records))
+
+
+def _uncovered_runs(covered: List[bool], start: int, end: int) -> Iterator[Tuple[int, int]]:
+    i = start
+    while i < end:
+        if covered[i]:
+            i += 1
+            continue
+        j = i
+        while j < end and not covered[j]:
+            j += 1
+        yield i, j
+        i = j
+
+
+def _check_source(doc, records) -> None:
+    n_words = sum(len(r["words"]) for r in records)
+    if n_words != len(doc) or any(
+        doc[r["start"] + i].text != row[FORM] for r in records for i, row in enumerate(r["words"])
+    ):
+        raise ValueError(
+            "the Doc's tokens no longer match its CoNLL-U source (was it retokenized?); "
+            f"delete doc.user_data[{USER_DATA_KEY!r}] to write it from its own annotations"
+        )
+
+
+def _intact_sentences(doc, records, parsed: bool) -> List[bool]:
+    """Which source sentences the Doc's analysis respects, so they can be written whole."""
+    if not records:
+        return []
+    if parsed:
+        sentence_of = [0] * len(doc)
+        for k, r in enumerate(records):
+            sentence_of[r["start"]:r["start"] + len(r["words"])] = [k] * len(r["words"])
+        ok = [True] * len(records)
+        roots = [0] * len(records)
+        for token in doc:
+            k, head = sentence_of[token.i], token.head.i
+            if head == token.i:
+                roots[k] += 1
+            elif sentence_of[head] != k:  # an arc crosses the boundary: both are broken
+                ok[k] = ok[sentence_of[head]] = False
+        for k, r in enumerate(records):
+            source_roots = sum(1 for row in r["words"] if row[HEAD] == "0") or 1
+            ok[k] = ok[k] and roots[k] == source_roots
+        return ok
+    if doc.has_annotation("SENT_START"):
+        starts = [bool(t.is_sent_start) for t in doc] + [True]
+        return [
+            starts[r["start"]] and starts[r["start"] + len(r["words"])]
+            and not any(starts[r["start"] + 1:r["start"] + len(r["words"])])
+            for r in records
+        ]
+    return [True] * len(records)
+
+
+def _doc_level_mwts(records) -> List[Tuple[int, int, List[str]]]:
+    """Every source MWT as (first token index, last token index, columns)."""
+    out = []
+    for r in records:
+        for row in r["mwt"]:
+            first, last = (int(x) for x in row[ID].split("-"))
+            out.append((r["start"] + first - 1, r["start"] + last - 1, row))
+    return out
+
+
+def _replaced(row: Sequence[str], token, start: int, parsed: bool, replace: Tuple[str, ...]) -> List[str]:
+    row = list(row)
+    for name in replace:
+        if name == "HEAD":
+            row[HEAD] = _head(token, start) if parsed else "_"
+        elif name == "DEPREL":
+            row[DEPREL] = _deprel(token) if parsed else "_"
+        elif name == "LEMMA":
+            row[LEMMA] = token.lemma_ or "_"
+        elif name == "UPOS":
+            row[UPOS] = token.pos_ or "_"
+        elif name == "XPOS":
+            row[XPOS] = token.tag_ or "_"
+        elif name == "FEATS":
+            row[FEATS] = str(token.morph) or "_"
+    return row
+
+
+def _source_sentence_text(doc, record, parsed: bool, replace: Tuple[str, ...]) -> str:
+    start = record["start"]
+    rows = [_replaced(row, doc[start + i], start, parsed, replace) for i, row in enumerate(record["words"])]
+    return format_sentence(record["comments"], rows, record["mwt"], record["empty"])
+
+
+_FORM_ESCAPES = {" ": "\\s", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def _safe_form(text: str) -> str:
+    """A FORM the reader accepts: whitespace tokens are escaped as UDPipe's SpacesAfter does."""
+    if text and "\t" not in text and "\n" not in text and "\r" not in text and text == text.strip():
+        return text
+    return "".join(_FORM_ESCAPES.get(ch, ch) for ch in text) or "_"
+
+
+def _fresh_sentence_text(doc, start, end, parsed, replace, mwts, source_rows, from_source) -> str:
+    rows = []
+    for token in doc[start:end]:
+        if parsed and not start <= token.head.i < end:
+            raise ValueError(
+                f"token {token.i} ({token.text!r}) has its head outside its sentence "
+                f"[{start}, {end}): the parse is not a forest of contiguous sentences"
+            )
+        source_row = source_rows.get(token.i)
+        if source_row is None:
+            row = _default_row(token, start, parsed)
+        else:
+            # HEAD/DEPREL always come from the Doc here: the source numbering is gone.
+            row = _replaced(source_row, token, start, parsed, tuple(replace) + ("HEAD", "DEPREL"))
+            row[DEPS] = "_"  # enhanced graphs refer to the source numbering
+        row[ID] = str(token.i - start + 1)
+        rows.append(row)
+    mwt_rows = []
+    for first, last, row in mwts:
+        if start <= first and last < end:
+            row = list(row)
+            row[ID] = f"{first - start + 1}-{last - start + 1}"
+            mwt_rows.append(row)
+    comments = [] if from_source else ["# text = " + " ".join(doc[start:end].text.split())]
+    return format_sentence(comments, rows, mwt_rows)
+
+
+def _default_row(token, start: int, parsed: bool) -> List[str]:
+    """Columns of a token of a Doc that did not come from CoNLL-U."""
+    misc = "_" if token.whitespace_ else "SpaceAfter=No"
+    return [
+        "0", _safe_form(token.text), _safe_form(token.lemma_) if token.lemma_ else "_",
+        token.pos_ or "_", _safe_column(token.tag_), _safe_column(str(token.morph)),
+        _head(token, start) if parsed else "_", _deprel(token) if parsed else "_", "_", misc,
+    ]
+
+
+def _safe_column(value: str) -> str:
+    if not value:
+        return "_"
+    return _WHITESPACE.sub("_", value)

@@ -1,0 +1,27 @@
+"""Where the UD treebanks for the slow tests live.
+
+``UD_ROOT`` (environment) overrides the default ``../shared/ud`` beside the repo.
+"""
+import os
+from pathlib import Path
+from typing import List
+
+import pytest
+
+
+def ud_root() -> Path:
+    env = os.environ.get("UD_ROOT")
+    return Path(env) if env else Path(__file__).parents[1].parent / "shared" / "ud"
+
+
+def require_ud_root() -> Path:
+    """The UD folder, or skip the calling test with the reason."""
+    root = ud_root()
+    if not root.is_dir() or not any(root.glob("UD_*/*.conllu")):
+        pytest.skip(f"UD treebanks not found at {root} (set UD_ROOT to the folder with UD_* treebanks)")
+    return root
+
+
+def ud_files() -> List[Path]:
+    """Every ``UD_*/*.conllu`` under the UD folder (empty if absent), sorted."""
+    return sorted(ud_root().glob("UD_*/*.conllu"))
