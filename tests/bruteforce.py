@@ -100,6 +100,8 @@ class BruteForce:
         return loss
 
     def minloss(self, sim: Simulator) -> int:
+        if getattr(sim.moves, "bruteforce_arc_monotone", False):
+            return self.built_loss(sim) + self.future(sim)
         key = sim.key()
         if key in self.memo:
             return self.memo[key]
@@ -110,6 +112,50 @@ class BruteForce:
             assert actions, f"no valid action in a non-final state: {sim!r}"
             value = min(self.minloss(sim.copy().apply(a)) for a in actions)
         self.memo[key] = value
+        return value
+
+
+    # Systems whose moves never change a head once set and whose validity and effects depend
+    # on the stack and buffer only (class attribute `bruteforce_arc_monotone = True`, e.g.
+    # attardi) have minloss = (wrong arcs built) + F(stack, buffer) (attardi spec §3.1), so the
+    # search memoises the future on (stack, buffer): same exhaustive search, far fewer states.
+    # Both properties are asserted along the way.
+    def built_loss(self, sim: Simulator) -> int:
+        heads = sim.heads()
+        labels = sim.labels() if self.gold_labels is not None else None
+        loss = 0
+        for i, g in enumerate(self.gold_heads):
+            if g < 0 or heads[i] < 0:
+                continue
+            if heads[i] != g:
+                loss += 1
+            elif labels is not None and g != i and labels[i] != self.gold_labels[i]:
+                loss += 1
+        return loss
+
+    def future(self, sim: Simulator) -> int:
+        key = ("future", tuple(sim.stack()), tuple(sim.buffer()))
+        labelled = self.gold_labels is not None
+        actions = None if sim.is_final() else tuple(sim.actions(labelled=labelled))
+        if key in self.memo:
+            value, seen_actions = self.memo[key]
+            assert seen_actions == actions, f"valid actions depend on more than stack/buffer: {sim!r}"
+            return value
+        if actions is None:
+            assert -1 not in sim.heads(), f"final state with unattached words: {sim!r}"
+            value = 0
+        else:
+            assert actions, f"no valid action in a non-final state: {sim!r}"
+            heads, now = sim.heads(), self.built_loss(sim)
+            value = None
+            for a in actions:
+                nxt = sim.copy().apply(a)
+                new_heads = nxt.heads()
+                assert all(h == new_heads[i] for i, h in enumerate(heads) if h >= 0), \
+                    f"{a} changed a head that was set: {sim!r}"
+                v = self.built_loss(nxt) - now + self.future(nxt)
+                value = v if value is None else min(value, v)
+        self.memo[key] = (value, actions)
         return value
 
 
@@ -162,3 +208,63 @@ def static_rebuilds(system: str, gold_heads, **options) -> Optional[List[int]]:
         assert len(zero) == 1, f"static oracle must give exactly one move, got {costs}"
         sim.apply(zero[0])
     raise AssertionError(f"static oracle did not terminate on {gold_heads}")
+
+
+# ---- every complete computation, scored (tabulation tests) ----------------------------------
+def search_computations(start: Simulator, score) -> dict:
+    """Exhaustive search over every complete action sequence from `start`, each scored by
+    the sum of score(sim, action) over its steps (sim = the state the action is taken in).
+
+    Layered forward search over the Simulator's states: sequences of the same length that
+    reach the same state (same key) are merged, which is exact because everything after a
+    state depends on the state alone. Returns count (number of complete sequences), best,
+    best_seq (one maximising sequence), logZ (log-sum-exp over all sequences) and marginals
+    (marginals[d][h] = probability, under exp(score - logZ), that the final head of d is h;
+    a root has h == d)."""
+    import math
+
+    def lae(a, b):
+        if a == -math.inf:
+            return b
+        if b == -math.inf:
+            return a
+        m = max(a, b)
+        return m + math.log(math.exp(a - m) + math.exp(b - m))
+
+    layer = {start.key(): [start, 0.0, 0.0, [], 1]}   # sim, alpha, best, best_seq, count
+    finals = {}
+    while layer:
+        nxt = {}
+        for sim, alpha, best, seq, count in layer.values():
+            if sim.is_final():
+                f = finals.setdefault(sim.key(), [sim, -math.inf, -math.inf, None, 0])
+                f[1] = lae(f[1], alpha)
+                if best > f[2]:
+                    f[2], f[3] = best, seq
+                f[4] += count
+                continue
+            actions = sim.actions()
+            assert actions, f"no valid action in a non-final state: {sim!r}"
+            for a in actions:
+                w = score(sim, a)
+                new = sim.copy().apply(a)
+                e = nxt.setdefault(new.key(), [new, -math.inf, -math.inf, None, 0])
+                e[1] = lae(e[1], alpha + w)
+                if best + w > e[2]:
+                    e[2], e[3] = best + w, seq + [a]
+                e[4] += count
+        layer = nxt
+    logZ = -math.inf
+    for f in finals.values():
+        logZ = lae(logZ, f[1])
+    n = start.n_words
+    marginals = [[0.0] * n for _ in range(n)]
+    top = max(finals.values(), key=lambda f: f[2])
+    for sim, alpha, _, _, _ in finals.values():
+        if logZ == -math.inf:
+            break                         # no computation has a finite score
+        p = math.exp(alpha - logZ)
+        for d, h in enumerate(sim.heads()):
+            marginals[d][h] += p
+    return {"count": sum(f[4] for f in finals.values()), "best": top[2], "best_seq": top[3],
+            "logZ": logZ, "marginals": marginals}

@@ -1,0 +1,289 @@
+"""The tabulation (spacy_dynoracle.tabulation, spec dp_tabulation.md) against exhaustive
+search over the Simulator's actions (bruteforce.search_computations), for random window
+scores: spec §9 tests 1 (Viterbi), 2 (backtrace replays to the score), 3 (inside = log-sum-exp
+over all computations), 4 (counting: every computation derived exactly once), 5 (arc
+marginals) and 8 (edge cases n = 1, 2); plus the gradients (expected move counts) by finite
+differences, and a negative control showing that the comparison can fail.
+
+The scorers below read each state's window straight off the Simulator (stack, buffer,
+heads), independently of the chart's index arithmetic.
+"""
+import math
+import random
+
+import numpy as np
+import pytest
+
+from bruteforce import search_computations
+from spacy_dynoracle import load_compiled
+from spacy_dynoracle.testing import Simulator
+
+tab = load_compiled("tabulation")
+
+# spec §9: 1, 1, 3, 13, 67, 381, 2307 complete computations for n = 1..7 tokens *including*
+# the spec's ROOT token, i.e. for our n - 1 words.
+SPEC_COUNTS = {1: 1, 2: 3, 3: 13, 4: 67, 5: 381, 6: 2307}
+
+
+def _system_available(name):
+    try:
+        Simulator(name, 1)
+        return True
+    except (ImportError, AttributeError, ValueError):
+        return False
+
+
+# ---- random tables and the window scorers ------------------------------------------------------
+def hybrid_tables(n, rng, integer, ctx=False, invalid=0.0):
+    N1 = n + 1
+
+    def draw(*shape):
+        a = rng.integers(-6, 7, size=shape).astype(float) if integer else rng.uniform(-2, 2, size=shape)
+        if invalid:
+            a[rng.random(shape) < invalid] = -np.inf
+        return a
+
+    return {"shift": draw(N1, N1, N1) if ctx else draw(N1, N1), "left": draw(N1, N1, N1),
+            "right": draw(N1, N1, N1), "root": draw(N1, N1)}
+
+
+def hybrid_scorer(t):
+    n = t["root"].shape[0] - 1
+
+    def score(sim, action):
+        st, buf = sim.stack(), sim.buffer()
+        s0 = st[-1] if st else n
+        s1 = st[-2] if len(st) >= 2 else n
+        b0 = buf[0] if buf else n
+        if action == "SHIFT":
+            return t["shift"][s1, s0, b0] if t["shift"].ndim == 3 else t["shift"][s0, b0]
+        if action == "ROOT":
+            return t["root"][s0, b0]
+        return t[action.lower()][s1, s0, b0]
+
+    return score
+
+
+def eager_tables(n, rng, integer, flagged=True):
+    N1 = n + 1
+
+    def draw(*shape):
+        return rng.integers(-6, 7, size=shape).astype(float) if integer else rng.uniform(-2, 2, size=shape)
+
+    f = (2,) if flagged else ()
+    return {"shift": draw(*f, N1, N1), "right": draw(*f, N1, N1), "left": draw(N1, N1, N1),
+            "reduce": draw(*f, N1, N1, N1), "root": draw(N1, N1)}
+
+
+def eager_scorer(t):
+    n = t["root"].shape[0] - 1
+
+    def score(sim, action):
+        st, buf, heads = sim.stack(), sim.buffer(), sim.heads()
+        s0 = st[-1] if st else n
+        s1 = st[-2] if len(st) >= 2 else n
+        b0 = buf[0] if buf else n
+        flag = int(bool(st) and heads[s0] != -1)       # s0 pushed by RIGHT
+        if action in ("SHIFT", "RIGHT"):
+            a = t[action.lower()]
+            return a[flag, s0, b0] if a.ndim == 3 else a[s0, b0]
+        if action == "REDUCE":
+            a = t["reduce"]
+            return a[flag, s1, s0, b0] if a.ndim == 4 else a[s1, s0, b0]
+        if action == "ROOT":
+            return t["root"][s0, b0]
+        return t["left"][s1, s0, b0]
+
+    return score
+
+
+SYSTEMS = {
+    "arc_hybrid": (hybrid_tables, hybrid_scorer, tab.hybrid_viterbi, tab.hybrid_inside_outside,
+                   ("shift", "left", "right", "root")),
+    "arc_eager": (eager_tables, eager_scorer, tab.eager_viterbi, tab.eager_inside_outside,
+                  ("shift", "right", "left", "reduce", "root")),
+}
+
+
+def variants():
+    out = [("arc_hybrid", {}, ""), ("arc_hybrid", {"ctx": True}, "-context"),
+           ("arc_eager", {}, "-flags"), ("arc_eager", {"flagged": False}, "-noflags")]
+    return [pytest.param(s, o, id=s + suffix,
+                         marks=[] if _system_available(s) else
+                         pytest.mark.skip(reason=f"{s} is not built")) for s, o, suffix in out]
+
+
+def run_dp(system, tables):
+    _, _, vit, io, order = SYSTEMS[system]
+    args = [tables[k] for k in order]
+    best, moves = vit(*args)
+    logZ, marg, grads = io(*args, gradients=True)
+    return best, moves, logZ, marg, grads
+
+
+def replay(system, n, moves, score):
+    sim = Simulator(system, n)
+    total = 0.0
+    for name in tab.move_names(moves):
+        assert name in sim.actions(), f"decoded {name} is invalid in {sim!r}"
+        total += score(sim, name)
+        sim.apply(name)
+    assert sim.is_final(), f"decoded sequence does not end in a final state: {sim!r}"
+    return total, sim.heads()
+
+
+def check_case(system, n, rng, integer, **opts):
+    """All of spec §9 tests 1-5 on one random input; returns the brute-force result."""
+    make, scorer, _, _, _ = SYSTEMS[system]
+    tables = make(n, rng, integer, **opts)
+    score = scorer(tables)
+    bf = search_computations(Simulator(system, n), score)
+    best, moves, logZ, marg, _ = run_dp(system, tables)
+    # 1. Viterbi == max over every complete computation (integers: exact)
+    if integer:
+        assert best == bf["best"], (system, n, best, bf["best"])
+    else:
+        assert math.isclose(best, bf["best"], rel_tol=1e-12, abs_tol=1e-12)
+    # 2. the backtrace replays through the real transitions to the Viterbi score
+    assert len(moves) == 2 * n
+    replayed, _ = replay(system, n, moves, score)
+    assert math.isclose(replayed, best, rel_tol=1e-12, abs_tol=1e-9)
+    # 3. inside == log-sum-exp over every complete computation
+    assert math.isclose(logZ, bf["logZ"], rel_tol=1e-9, abs_tol=1e-9), (logZ, bf["logZ"])
+    # 5. arc marginals == brute-force expectations; rows sum to 1
+    assert np.allclose(marg, np.array(bf["marginals"]), atol=1e-9)
+    assert np.allclose(marg.sum(axis=1), 1.0, atol=1e-9)
+    assert (marg >= -1e-12).all()
+    return bf
+
+
+# ---- the tests ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("system,opts", variants())
+def test_viterbi_inside_marginals_match_bruteforce(system, opts):
+    rng = np.random.default_rng(8)
+    for n in range(1, 7):
+        reps = 4 if n <= 5 else 1
+        for r in range(reps):
+            check_case(system, n, rng, integer=bool(r % 2 == 0), **opts)
+
+
+def test_n7():
+    """One n = 7 case in the default suite (the slow suite has many, for every variant)."""
+    check_case("arc_hybrid", 7, np.random.default_rng(7), integer=True)
+
+
+@pytest.mark.parametrize("system", [p for p in ("arc_hybrid", "arc_eager") if _system_available(p)])
+def test_counting(system):
+    """Spec §9 test 4: with all scores 0, exp(logZ) is the number of complete computations;
+    it must equal the brute-force count (and, for arc-hybrid, the spec's published counts)."""
+    make, scorer, _, io, order = SYSTEMS[system]
+    for n in range(1, 7):
+        tables = {k: np.zeros_like(v) for k, v in make(n, np.random.default_rng(0), True).items()}
+        bf = search_computations(Simulator(system, n), scorer(tables))
+        logZ, _, _ = io(*[tables[k] for k in order], marginals=False)
+        assert round(math.exp(logZ)) == bf["count"]
+        assert math.isclose(math.exp(logZ), bf["count"], rel_tol=1e-9)
+        if system == "arc_hybrid":
+            assert bf["count"] == SPEC_COUNTS[n]
+
+
+def test_invalid_moves_as_minus_inf():
+    """-inf entries (invalid windows) are the semiring zero: the DP still matches search."""
+    rng = np.random.default_rng(3)
+    for n in range(1, 7):
+        for ctx in (False, True):
+            tables = hybrid_tables(n, rng, integer=False, ctx=ctx, invalid=0.2)
+            score = hybrid_scorer(tables)
+            bf = search_computations(Simulator("arc_hybrid", n), score)
+            best, moves, logZ, marg, _ = run_dp("arc_hybrid", tables)
+            if bf["best"] == -math.inf:
+                assert best == -math.inf and moves is None and logZ == -math.inf
+                continue
+            assert math.isclose(best, bf["best"], rel_tol=1e-12)
+            assert math.isclose(replay("arc_hybrid", n, moves, score)[0], best, rel_tol=1e-12)
+            assert math.isclose(logZ, bf["logZ"], rel_tol=1e-9)
+            assert np.allclose(marg, np.array(bf["marginals"]), atol=1e-9)
+
+
+@pytest.mark.parametrize("system,opts", variants())
+def test_gradients_are_expected_move_counts(system, opts):
+    """d logZ / d table (spec §6: expected transition counts) against central differences."""
+    make, _, _, io, order = SYSTEMS[system]
+    rng = np.random.default_rng(11)
+    n = 4
+    tables = make(n, rng, False, **opts)
+    logZ, _, grads = io(*[tables[k] for k in order], gradients=True)
+    eps = 1e-6
+    for name in order:
+        a = tables[name]
+        assert grads[name].shape == a.shape
+        for idx in list(np.ndindex(a.shape))[:: max(1, a.size // 40)]:
+            old = a[idx]
+            a[idx] = old + eps
+            up = io(*[tables[k] for k in order], marginals=False)[0]
+            a[idx] = old - eps
+            down = io(*[tables[k] for k in order], marginals=False)[0]
+            a[idx] = old
+            assert abs((up - down) / (2 * eps) - grads[name][idx]) < 1e-6, (name, idx)
+    # total expected number of moves: every computation has exactly 2n moves
+    total = sum(g.sum() for g in grads.values())
+    assert math.isclose(total, 2 * n, rel_tol=1e-9)
+
+
+def test_move_ids_are_the_packages():
+    base = load_compiled("system_base")
+    for i, name in tab.MOVE_NAMES.items():
+        assert base.MOVE_NAMES[i] == name
+
+
+def test_chart_mapping_root_move():
+    """Docs: our ROOT is the spec's `ra` with s1 = the virtual root; the root table alone
+    decides which words become roots. Forcing ROOT scores to favour word 1 as the only root
+    (and making SHIFT onto an empty stack costly) gives one sentence rooted at 1."""
+    n = 4
+    N1 = n + 1
+    t = {"shift": np.zeros((N1, N1)), "left": np.zeros((N1, N1, N1)),
+         "right": np.zeros((N1, N1, N1)), "root": np.full((N1, N1), -50.0)}
+    t["root"][1, n] = 0.0                 # ROOT of word 1 with an empty buffer
+    best, moves, logZ, marg, _ = run_dp("arc_hybrid", t)
+    _, heads = replay("arc_hybrid", n, moves, hybrid_scorer(t))
+    assert best == 0.0 and heads[1] == 1 and sum(h == d for d, h in enumerate(heads)) == 1
+    assert marg[1, 1] > 0.99
+
+
+def test_bruteforce_comparison_can_fail():
+    """Negative control: a scorer that reads the wrong window (b1 instead of b0 for LEFT)
+    must make the comparison fail on some input."""
+    rng = np.random.default_rng(5)
+    failures = 0
+    for _ in range(5):
+        n = 4
+        tables = hybrid_tables(n, rng, integer=True)
+        good = hybrid_scorer(tables)
+
+        def wrong(sim, action):
+            if action == "LEFT" and len(sim.buffer()) >= 2:
+                st = sim.stack()
+                return tables["left"][st[-2] if len(st) >= 2 else n, st[-1], sim.buffer()[1]]
+            return good(sim, action)
+
+        bf = search_computations(Simulator("arc_hybrid", n), wrong)
+        best, _, logZ, _, _ = run_dp("arc_hybrid", tables)
+        failures += (best != bf["best"]) or not math.isclose(logZ, bf["logZ"], rel_tol=1e-9)
+    assert failures > 0
+
+
+def test_shapes_are_checked():
+    with pytest.raises(ValueError):
+        tab.hybrid_viterbi(np.zeros((3, 3)), np.zeros((3, 3, 3)), np.zeros((3, 3, 3)), np.zeros((4, 4)))
+    with pytest.raises(ValueError):
+        tab.hybrid_viterbi(np.full((3, 3), np.nan), np.zeros((3, 3, 3)), np.zeros((3, 3, 3)), np.zeros((3, 3)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("system,opts", variants())
+def test_many_random_cases(system, opts):
+    rng = np.random.default_rng(2011)
+    for n in range(1, 8):
+        for r in range(40 if n <= 5 else (12 if n == 6 else 5)):
+            check_case(system, n, rng, integer=bool(r % 2 == 0), **opts)
