@@ -12,6 +12,8 @@ __version__ = "0.1.0"
 #: transition system name -> (compiled module, class name)
 SYSTEMS = {
     "arc_hybrid": ("arc_hybrid", "ArcHybrid"),
+    "arc_standard": ("arc_standard", "ArcStandard"),
+    "lr_spine": ("lr_spine", "LRSpine"),
 }
 
 

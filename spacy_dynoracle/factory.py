@@ -24,6 +24,7 @@ from .parser import DynOracleParser
         "explore_prob": 0.9,
         "projectivize": None,
         "degree": 2,
+        "max_k": 2,
         "update_with_oracle_cut_size": 100,
         "min_action_freq": 30,
         "learn_tokens": False,
@@ -51,6 +52,7 @@ def make_dynoracle_parser(
     explore_prob: float,
     projectivize: Optional[bool],
     degree: int,
+    max_k: int,
     update_with_oracle_cut_size: int,
     min_action_freq: int,
     learn_tokens: bool,
@@ -72,6 +74,8 @@ def make_dynoracle_parser(
         deprojectivize the output. None = the system's default (True for projective
         systems, False for non-projective ones).
     degree (int): options of systems that have one (attardi); ignored by the others.
+    max_k (int): lr_spine's cap on spine depth (LEFT_k/RIGHT_k for k <= max_k); ignored by
+        the other systems.
     The other settings are those of spaCy's `parser`.
     """
     from . import get_system_class  # version check, then the compiled module
@@ -79,7 +83,8 @@ def make_dynoracle_parser(
     cls = get_system_class(transition_system)
     if explore_after_epochs < 0 or not 0.0 <= explore_prob <= 1.0:
         raise ValueError("explore_after_epochs must be >= 0 and explore_prob in [0, 1]")
-    options = {key: value for key, value in {"degree": degree}.items() if key in cls.options}
+    options = {key: value for key, value in {"degree": degree, "max_k": max_k}.items()
+               if key in cls.options}
     # Build the system here rather than through `moves`: it shares nlp.vocab.strings, and
     # Parser.cfg stays JSON-serialisable (spacy-integration.md §5).
     moves = cls(nlp.vocab.strings, projectivize=projectivize, oracle=oracle, **options)

@@ -1,0 +1,290 @@
+# cython: language_level=3, infer_types=True, boundscheck=False, wraparound=False, cdivision=True
+# distutils: language = c++
+"""Arc-standard (Nivre 2004) with exact tabular dynamic oracles (Goldberg, Sartorio & Satta
+2014, corrected; and the spec's extension for any arc-factored loss).
+Spec: ../shared/specs/lr_spine_and_arc_standard.md §2.1, §2.7, §3.3-3.6, §7.
+
+The virtual root is pre-shifted at the bottom of the stack without being a token (spec §7):
+ROOT is the spec's `ra` with s2 = root, valid when s0 is the only real stack word. A root
+popped by ROOT points to itself (docs/conventions.md), so several roots are several
+contiguous sentences. The stack holds subtree roots only, so spaCy's 8-token feature
+template (S0, S1, S2, B0, B1 and children) keeps its meaning.
+
+Oracles (`oracle=`):
+* "dynamic" (default): exact costs. Complete projective gold uses the [GSS14] DP over the
+  right stack of gold fragments (spec §3.3); non-projective or partially annotated gold
+  uses the §3.6 DP (exact w.r.t. the best reachable projective tree), so the default is
+  to train on raw, unlifted trees (`projectivize = false`).
+* "general": the §3.6 DP for every sentence (for comparisons and timing).
+* "static": attach as soon as the dependent is complete, LEFT before RIGHT, else SHIFT
+  (spec §2.7). With the static oracle non-projective gold is lifted by default.
+`projectivize = true` gives the pseudo-projective route (lifted gold, deprojectivized
+output) for comparison.
+
+Preset sentence boundaries are honoured as in arc_hybrid: SHIFT cannot push a sentence
+start onto a non-empty stack (so every arc stays inside one sentence) and ROOT may not end
+a sentence before a word that cannot start one.
+"""
+from libc.stdint cimport int32_t
+from libcpp.vector cimport vector
+
+from spacy.typedefs cimport attr_t, weight_t
+from spacy.pipeline._parser_internals._state cimport StateC
+from spacy.pipeline._parser_internals.stateclass cimport StateClass
+
+from .system_base cimport (
+    DynOracleSystem, DynGold, GoldC, Transition, SHIFT, LEFT, RIGHT, ROOT, N_MOVES,
+)
+from .arc_standard_oracle cimport (
+    ASOracleC, AS_INF, as_build, as_free, as_values, ArcStandardOracle,
+)
+
+
+cdef inline bint complete(const StateC* st, const GoldC* g, int x) noexcept nogil:
+    """Every gold dependent of x is attached to x already."""
+    cdef int k
+    for k in range(g.kid_start[x], g.kid_start[x + 1]):
+        if st._heads[g.kids[k]] != x:
+            return False
+    return True
+
+
+cdef class Shift:
+    """Push the first word of the buffer.
+
+    Validity: the buffer is not empty, and b0 does not start a preset sentence while the
+        stack holds words of the previous one.
+    Cost: δ-free; F(sh(c)) - F(c) from the tabular oracle (spec §3.5).
+    Action: push b0.
+    """
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
+        if st.buffer_length() == 0:
+            return 0
+        return st.stack_depth() == 0 or not st.is_sent_start(st.B(0))
+
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil:
+        st.push()
+
+    @staticmethod
+    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
+        return 0    # costs of all moves come at once from ArcStandard.move_costs
+
+
+cdef class LeftArc:
+    """Attach s1 to s0 and remove s1 (the spec's la: s1 -> s2 in the papers' indexing).
+
+    Validity: at least two words on the stack (s1 is never the virtual root).
+    Cost: δ(s0 -> s1) + F(la(c)) - F(c) (spec §3.5).
+    Action: arc s0 -> s1; s1 leaves the stack, s0 stays on top.
+    """
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
+        return st.stack_depth() >= 2
+
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil:
+        cdef int s0 = st.S(0)
+        cdef int s1 = st.S(1)
+        st.add_arc(s0, s1, label)
+        st.pop()
+        st.pop()
+        st._stack.push_back(s0)
+
+    @staticmethod
+    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
+        return 0
+
+
+cdef class RightArc:
+    """Attach s0 to s1 and pop it (the spec's ra).
+
+    Validity: at least two words on the stack.
+    Cost: δ(s1 -> s0) + F(ra(c)) - F(c) (spec §3.5).
+    Action: arc s1 -> s0, pop.
+    """
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
+        return st.stack_depth() >= 2
+
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil:
+        st.add_arc(st.S(1), st.S(0), label)
+        st.pop()
+
+    @staticmethod
+    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
+        return 0
+
+
+cdef class RootArc:
+    """Make s0 a sentence root: the spec's ra with s2 = the virtual root.
+
+    Validity: s0 is the only stack word, and b0 (if any) may start a sentence.
+    Cost: δ(root -> s0) + F(ra(c)) - F(c).
+    Action: s0 points to itself, pop; b0 starts the next sentence.
+    """
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
+        return (st.stack_depth() == 1
+                and (st.buffer_length() == 0 or not st.cannot_sent_start(st.B(0))))
+
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil:
+        st._heads[st.S(0)] = st.S(0)
+        st.pop()
+
+    @staticmethod
+    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
+        return 0
+
+
+cdef class ArcStandard(DynOracleSystem):
+    """Arc-standard: SHIFT, LEFT, RIGHT, ROOT, with exact tabular dynamic oracles."""
+    name = "arc_standard"
+    move_types = (SHIFT, LEFT, RIGHT, ROOT)
+    arc_move_types = (LEFT, RIGHT)
+    projective = True
+    oracles = ("dynamic", "static", "general")
+    dynamic_oracles = ("dynamic", "general")
+    cdef ASOracleC scratch          # gold built on the fly when a DynGold has no extra
+    cdef vector[int] _nodes
+    cdef bint force_general
+
+    def __init__(self, strings, labels_by_action=None, min_freq=None, *,
+                 projectivize=None, oracle="dynamic", **options):
+        # The exact dynamic oracle handles non-projective gold (spec §3.6): no lifting by
+        # default; the static oracle is only complete on projective gold, so it lifts.
+        if projectivize is None:
+            projectivize = oracle == "static"
+        DynOracleSystem.__init__(self, strings, labels_by_action, min_freq,
+                                 projectivize=projectivize, oracle=oracle, **options)
+
+    def __dealloc__(self):
+        as_free(&self.scratch)
+
+    def set_oracle(self, oracle):
+        DynOracleSystem.set_oracle(self, oracle)
+        self.force_general = oracle == "general"
+
+    cdef Transition init_transition(self, int clas, int move, attr_t label) except *:
+        cdef Transition t
+        t.clas = clas
+        t.move = move
+        t.label = label
+        t.score = 0
+        if move == SHIFT:
+            t.is_valid = Shift.is_valid
+            t.do = Shift.transition
+            t.get_cost = Shift.cost
+        elif move == LEFT:
+            t.is_valid = LeftArc.is_valid
+            t.do = LeftArc.transition
+            t.get_cost = LeftArc.cost
+        elif move == RIGHT:
+            t.is_valid = RightArc.is_valid
+            t.do = RightArc.transition
+            t.get_cost = RightArc.cost
+        elif move == ROOT:
+            t.is_valid = RootArc.is_valid
+            t.do = RootArc.transition
+            t.get_cost = RootArc.cost
+        else:
+            raise ValueError(f"arc_standard has no move {move}")
+        return t
+
+    cdef void move_validity(self, const StateC* st, int* valid) noexcept nogil:
+        for m in range(N_MOVES):
+            valid[m] = 0
+        valid[SHIFT] = Shift.is_valid(st, 0)
+        valid[LEFT] = LeftArc.is_valid(st, 0)
+        valid[RIGHT] = RightArc.is_valid(st, 0)
+        valid[ROOT] = RootArc.is_valid(st, 0)
+
+    cdef void move_arcs(self, const StateC* st, int* head, int* child) noexcept nogil:
+        for m in range(N_MOVES):
+            head[m] = -1
+            child[m] = -1
+        head[LEFT] = st.S(0)
+        child[LEFT] = st.S(1)
+        head[RIGHT] = st.S(1)
+        child[RIGHT] = st.S(0)
+        head[ROOT] = st.S(0)
+        child[ROOT] = st.S(0)
+
+    cdef void move_costs(self, const StateC* st, const GoldC* gold, const int* valid,
+                         weight_t* cost) noexcept nogil:
+        """All move costs from one call into the oracle (spec §3.5) on the node-level
+        configuration: stack [0, S(d-1)+1, ..., S(0)+1], buffer from _b_i + 1."""
+        cdef int want[3]
+        cdef int val[3]
+        cdef int d = st.stack_depth()
+        cdef int i, n_valid, best
+        cdef ASOracleC* o
+        for m in range(N_MOVES):
+            cost[m] = 0
+        n_valid = valid[SHIFT] + valid[LEFT] + valid[RIGHT] + valid[ROOT]
+        if n_valid <= 1:
+            return      # nothing to compare (and F cancels out)
+        if gold.extra != NULL:
+            o = <ASOracleC*>gold.extra
+        else:   # a bare DynGold (Simulator): build the oracle's gold here
+            as_free(&self.scratch)
+            as_build(&self.scratch, gold.heads, gold.length, self.force_general)
+            o = &self.scratch
+        self._nodes.resize(d + 1)
+        self._nodes[0] = 0
+        for i in range(d):
+            self._nodes[i + 1] = st._stack[i] + 1
+        # ask the spec's system for every move it has here (its min is F(c)), so that the
+        # costs are exact increases even where preset boundaries forbid some of them
+        want[0] = st.buffer_length() > 0
+        want[1] = d >= 2
+        want[2] = d >= 1
+        as_values(o, self._nodes.data(), d + 1, st._b_i + 1, want, val)
+        best = AS_INF
+        for i in range(3):
+            if val[i] < best:
+                best = val[i]
+        cost[SHIFT] = val[0] - best if valid[SHIFT] else 0
+        cost[LEFT] = val[1] - best if valid[LEFT] else 0
+        cost[RIGHT] = val[2] - best if valid[RIGHT] else 0
+        cost[ROOT] = val[2] - best if valid[ROOT] else 0
+
+    cdef int static_move(self, const StateC* st, const GoldC* g) noexcept nogil:
+        """Spec §2.7: LEFT if correct, else RIGHT (ROOT) if correct, else SHIFT. A reduction
+        is correct when its arc is gold and the dependent has all its gold dependents."""
+        cdef int valid[N_MOVES]
+        cdef int s0 = st.S(0)
+        cdef int s1 = st.S(1)
+        self.move_validity(st, valid)
+        if valid[LEFT] and g.heads[s1] == s0 and complete(st, g, s1):
+            return LEFT
+        if s0 >= 0 and complete(st, g, s0):
+            if valid[RIGHT] and g.heads[s0] == s1:
+                return RIGHT
+            if valid[ROOT] and g.heads[s0] == s0:
+                return ROOT
+        if valid[SHIFT]:
+            return SHIFT
+        # off the gold path (or gold that conflicts with preset sentence starts)
+        if valid[RIGHT]:
+            return RIGHT
+        if valid[ROOT]:
+            return ROOT
+        return LEFT if valid[LEFT] else -1
+
+    # ---- gold ------------------------------------------------------------------------
+    def init_gold(self, StateClass state, example):
+        cdef DynGold gold = DynOracleSystem.init_gold(self, state, example)
+        attach_oracle(gold, self.force_general)
+        return gold
+
+
+def attach_oracle(DynGold gold, force_general=False):
+    """Build the oracle's gold (spec §7: per document, once) and hang it on the DynGold."""
+    cdef ArcStandardOracle og = ArcStandardOracle(gold.heads, force_general)
+    gold.extra_obj = og
+    gold.c.extra = <void*>&og.c
+    return og

@@ -1,0 +1,458 @@
+# cython: language_level=3, infer_types=True, boundscheck=False, wraparound=False, cdivision=True
+# distutils: language = c++
+"""LR-spine (Sartorio, Satta & Nivre 2013) with spine depth capped at `max_k`, and its
+tabular dynamic oracle (Goldberg, Sartorio & Satta 2014, corrected, made exact for the cap).
+Spec: ../shared/specs/lr_spine_and_arc_standard.md §2.2-2.3, §2.7, §3.7-3.8, §6 P12, §7.
+
+Stack elements are trees; their left and right spines are the attachment sites. On
+spaCy's StateC the stack holds the element roots and the spines are read off the arcs
+(spec §2.3): a dependent attached by LEFT_k (RIGHT_k) becomes the new leftmost (rightmost)
+child of its head, so the most recently added left (right) arc of a node, `StateC.L(x, 1)`
+(`R(x, 1)`), is its outermost child, an O(1) lookup.
+
+Moves (k = 1..max_k, spaCy's fixed class set; LEFT = LEFT_1, RIGHT = RIGHT_1):
+  SHIFT     push b0
+  LEFT_k    ls(s0)[k] -> s1, s1 leaves the stack     (spec la_k; s1 is never the root)
+  RIGHT_k   rs(s1)[k] -> s0, pop                      (spec ra_k)
+  ROOT      s0 becomes a sentence root (spec ra_1 with σ2 = the virtual root), pop
+
+The virtual root is pre-shifted at the bottom of the stack (spec §7). Its tree holds the
+sentences finished so far, and its right spine is <root, r, rc(r), ...> for the last
+popped root r, so with s0 the only real stack word RIGHT_k (k >= 2) attaches s0 to
+rs(r)[k-1], continuing the previous sentence (not across a preset sentence start).
+
+Oracles: "dynamic" (exact for the capped system on complete projective gold; the default
+`projectivize = true` lifts non-projective gold, spec P11; on raw non-projective gold the
+costs are an approximation, spec §3.9) and "static" (the first zero-cost move in the
+canonical order LEFT_1..k, RIGHT_1..k, ROOT, SHIFT: attach as soon as possible).
+"""
+from libc.stdint cimport int32_t
+from libcpp.vector cimport vector
+
+from spacy.typedefs cimport attr_t, weight_t
+from spacy.pipeline._parser_internals._state cimport StateC
+from spacy.pipeline._parser_internals.stateclass cimport StateClass
+
+from .system_base cimport (
+    DynOracleSystem, DynGold, GoldC, Transition, SHIFT, LEFT, RIGHT, ROOT, LEFT_2, RIGHT_2,
+    LEFT_3, RIGHT_3, N_MOVES,
+)
+from .lr_spine_oracle cimport (
+    LRSGold, LRSElem, LRSWork, LRS_INF, LRS_MAXK, lrs_gold_build, lrs_gold_free,
+    LRSpineGold,
+)
+
+cdef enum:
+    MAX_K = 3          # moves with ids: LEFT/RIGHT, LEFT_2/RIGHT_2, LEFT_3/RIGHT_3
+
+
+cdef inline int left_move(int k) noexcept nogil:
+    return LEFT if k == 1 else (LEFT_2 if k == 2 else LEFT_3)
+
+
+cdef inline int right_move(int k) noexcept nogil:
+    return RIGHT if k == 1 else (RIGHT_2 if k == 2 else RIGHT_3)
+
+
+cdef inline int spine_node(const StateC* st, int x, int k, bint left) noexcept nogil:
+    """The k-th node (1-based) of x's left/right spine, or -1."""
+    while k > 1 and x >= 0:
+        x = st.L(x, 1) if left else st.R(x, 1)
+        k -= 1
+    return x
+
+
+cdef inline int leftmost(const StateC* st, int x) noexcept nogil:
+    cdef int y = st.L(x, 1)
+    while y >= 0:
+        x = y
+        y = st.L(x, 1)
+    return x
+
+
+cdef inline int last_root(const StateC* st) noexcept nogil:
+    """The last sentence root popped before the stack's bottom element (the virtual root's
+    rightmost child), or -1: the root above the word left of the bottom tree's span."""
+    if st.stack_depth() == 0:
+        return -1
+    cdef int w = leftmost(st, st._stack[0]) - 1
+    if w < 0:
+        return -1
+    while st._heads[w] != w and st._heads[w] >= 0:
+        w = st._heads[w]
+    return w if st._heads[w] == w else -1
+
+
+cdef inline int right_head(const StateC* st, int k) noexcept nogil:
+    """The head RIGHT_k attaches s0 to: rs(s1)[k], or with s0 alone on the stack the k-th
+    node of the virtual root's right spine (k >= 2), i.e. rs(last root)[k-1]; -1 if none."""
+    cdef int d = st.stack_depth()
+    cdef int r
+    if d >= 2:
+        return spine_node(st, st.S(1), k, False)
+    if d == 1 and k >= 2:
+        r = last_root(st)
+        if r < 0:
+            return -1
+        return spine_node(st, r, k - 1, False)
+    return -1
+
+
+cdef inline bint valid_left(const StateC* st, int k) noexcept nogil:
+    return st.stack_depth() >= 2 and spine_node(st, st.S(0), k, True) >= 0
+
+
+cdef inline bint valid_right(const StateC* st, int k) noexcept nogil:
+    cdef int d = st.stack_depth()
+    if d >= 2:
+        return spine_node(st, st.S(1), k, False) >= 0
+    if d == 1 and k >= 2 and right_head(st, k) >= 0:
+        # the head is in a finished sentence: not across a preset sentence start
+        return not st.is_sent_start(leftmost(st, st.S(0)))
+    return False
+
+
+cdef inline void do_left(StateC* st, int k, attr_t label) noexcept nogil:
+    cdef int s0 = st.S(0)
+    cdef int s1 = st.S(1)
+    st.add_arc(spine_node(st, s0, k, True), s1, label)
+    st.pop()
+    st.pop()
+    st._stack.push_back(s0)
+
+
+cdef inline void do_right(StateC* st, int k, attr_t label) noexcept nogil:
+    st.add_arc(right_head(st, k), st.S(0), label)
+    st.pop()
+
+
+cdef class Shift:
+    """Push the first word of the buffer.
+
+    Validity: the buffer is not empty, and b0 does not start a preset sentence while the
+        stack holds words of the previous one.
+    Cost: F(sh(c)) - F(c) (spec §3.8), from LRSpine.move_costs.
+    Action: push (<b0>, <b0>).
+    """
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
+        if st.buffer_length() == 0:
+            return 0
+        return st.stack_depth() == 0 or not st.is_sent_start(st.B(0))
+
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil:
+        st.push()
+
+    @staticmethod
+    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
+        return 0
+
+
+cdef class LeftArc:
+    """LEFT_k: s1 becomes the new leftmost dependent of ls(s0)[k] and leaves the stack.
+
+    Validity: two stack words, s0's left spine has k nodes.
+    Cost: δ(ls(s0)[k] -> s1) + F(la_k(c)) - F(c) (spec §3.8).
+    Action: arc ls(s0)[k] -> s1; s0's element now has left spine ls(s0)[1..k] . ls(s1).
+    """
+    @staticmethod
+    cdef bint is_valid1(const StateC* st, attr_t label) noexcept nogil:
+        return valid_left(st, 1)
+
+    @staticmethod
+    cdef bint is_valid2(const StateC* st, attr_t label) noexcept nogil:
+        return valid_left(st, 2)
+
+    @staticmethod
+    cdef bint is_valid3(const StateC* st, attr_t label) noexcept nogil:
+        return valid_left(st, 3)
+
+    @staticmethod
+    cdef int transition1(StateC* st, attr_t label) noexcept nogil:
+        do_left(st, 1, label)
+
+    @staticmethod
+    cdef int transition2(StateC* st, attr_t label) noexcept nogil:
+        do_left(st, 2, label)
+
+    @staticmethod
+    cdef int transition3(StateC* st, attr_t label) noexcept nogil:
+        do_left(st, 3, label)
+
+    @staticmethod
+    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
+        return 0
+
+
+cdef class RightArc:
+    """RIGHT_k: s0 becomes the new rightmost dependent of rs(s1)[k] and is popped.
+
+    Validity: two stack words and s1's right spine has k nodes; or (k >= 2) s0 alone on
+        the stack, the virtual root's right spine has k nodes and s0's span does not start
+        a preset sentence.
+    Cost: δ(rs(s1)[k] -> s0) + F(ra_k(c)) - F(c) (spec §3.8).
+    Action: arc rs(s1)[k] -> s0, pop; the right spine becomes rs(s1)[1..k] . rs(s0).
+    """
+    @staticmethod
+    cdef bint is_valid1(const StateC* st, attr_t label) noexcept nogil:
+        return valid_right(st, 1)
+
+    @staticmethod
+    cdef bint is_valid2(const StateC* st, attr_t label) noexcept nogil:
+        return valid_right(st, 2)
+
+    @staticmethod
+    cdef bint is_valid3(const StateC* st, attr_t label) noexcept nogil:
+        return valid_right(st, 3)
+
+    @staticmethod
+    cdef int transition1(StateC* st, attr_t label) noexcept nogil:
+        do_right(st, 1, label)
+
+    @staticmethod
+    cdef int transition2(StateC* st, attr_t label) noexcept nogil:
+        do_right(st, 2, label)
+
+    @staticmethod
+    cdef int transition3(StateC* st, attr_t label) noexcept nogil:
+        do_right(st, 3, label)
+
+    @staticmethod
+    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
+        return 0
+
+
+cdef class RootArc:
+    """Make s0 a sentence root (spec ra_1 with σ2 = the virtual root) and pop it.
+
+    Validity: s0 is the only stack word, and b0 (if any) may start a sentence.
+    Cost: δ(root -> s0) + F(ra_1(c)) - F(c).
+    Action: s0 points to itself, pop; s0 is now the virtual root's rightmost child.
+    """
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
+        return (st.stack_depth() == 1
+                and (st.buffer_length() == 0 or not st.cannot_sent_start(st.B(0))))
+
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil:
+        st._heads[st.S(0)] = st.S(0)
+        st.pop()
+
+    @staticmethod
+    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
+        return 0
+
+
+cdef class LRSpine(DynOracleSystem):
+    """LR-spine with spine depth capped at max_k (1..3; max_k = 1 is arc-standard)."""
+    name = "lr_spine"
+    projective = True
+    options = {"max_k": 2}
+    cdef readonly int K
+    cdef LRSWork work
+    cdef LRSGold scratch_gold
+    cdef vector[LRSElem] _elems
+
+    def __init__(self, strings, labels_by_action=None, min_freq=None, *,
+                 projectivize=None, oracle="dynamic", **options):
+        K = options.get("max_k", self.options["max_k"])
+        if not isinstance(K, int) or not 1 <= K <= MAX_K:
+            raise ValueError(f"lr_spine: max_k must be an integer in 1..{MAX_K}, not {K!r}")
+        self.K = K
+        self.work = LRSWork(K)
+        DynOracleSystem.__init__(self, strings, labels_by_action, min_freq,
+                                 projectivize=projectivize, oracle=oracle, **options)
+
+    def __dealloc__(self):
+        lrs_gold_free(&self.scratch_gold)
+
+    @property
+    def move_types(self):
+        """SHIFT, LEFT, RIGHT, ROOT, then LEFT_k, RIGHT_k for 2 <= k <= max_k."""
+        return tuple([SHIFT, LEFT, RIGHT, ROOT]
+                     + [m for k in range(2, self.K + 1) for m in (left_move(k), right_move(k))])
+
+    @property
+    def arc_move_types(self):
+        return tuple(m for m in self.move_types if m not in (SHIFT, ROOT))
+
+    cdef Transition init_transition(self, int clas, int move, attr_t label) except *:
+        cdef Transition t
+        t.clas = clas
+        t.move = move
+        t.label = label
+        t.score = 0
+        if move == SHIFT:
+            t.is_valid = Shift.is_valid
+            t.do = Shift.transition
+            t.get_cost = Shift.cost
+        elif move == ROOT:
+            t.is_valid = RootArc.is_valid
+            t.do = RootArc.transition
+            t.get_cost = RootArc.cost
+        elif move == LEFT:
+            t.is_valid = LeftArc.is_valid1
+            t.do = LeftArc.transition1
+            t.get_cost = LeftArc.cost
+        elif move == LEFT_2 and self.K >= 2:
+            t.is_valid = LeftArc.is_valid2
+            t.do = LeftArc.transition2
+            t.get_cost = LeftArc.cost
+        elif move == LEFT_3 and self.K >= 3:
+            t.is_valid = LeftArc.is_valid3
+            t.do = LeftArc.transition3
+            t.get_cost = LeftArc.cost
+        elif move == RIGHT:
+            t.is_valid = RightArc.is_valid1
+            t.do = RightArc.transition1
+            t.get_cost = RightArc.cost
+        elif move == RIGHT_2 and self.K >= 2:
+            t.is_valid = RightArc.is_valid2
+            t.do = RightArc.transition2
+            t.get_cost = RightArc.cost
+        elif move == RIGHT_3 and self.K >= 3:
+            t.is_valid = RightArc.is_valid3
+            t.do = RightArc.transition3
+            t.get_cost = RightArc.cost
+        else:
+            raise ValueError(f"lr_spine (max_k={self.K}) has no move {move}")
+        return t
+
+    cdef void move_validity(self, const StateC* st, int* valid) noexcept nogil:
+        cdef int k
+        for m in range(N_MOVES):
+            valid[m] = 0
+        valid[SHIFT] = Shift.is_valid(st, 0)
+        valid[ROOT] = RootArc.is_valid(st, 0)
+        for k in range(1, self.K + 1):
+            valid[left_move(k)] = valid_left(st, k)
+            valid[right_move(k)] = valid_right(st, k)
+
+    cdef void move_arcs(self, const StateC* st, int* head, int* child) noexcept nogil:
+        cdef int k
+        for m in range(N_MOVES):
+            head[m] = -1
+            child[m] = -1
+        for k in range(1, self.K + 1):
+            if st.stack_depth() >= 2:
+                head[left_move(k)] = spine_node(st, st.S(0), k, True)
+                child[left_move(k)] = st.S(1)
+            head[right_move(k)] = right_head(st, k)
+            child[right_move(k)] = st.S(0)
+        head[ROOT] = st.S(0)
+        child[ROOT] = st.S(0)
+
+    cdef void read_elems(self, const StateC* st) noexcept nogil:
+        """The configuration in oracle space: the virtual root's element, then one element
+        per stack word (bottom -> top), spines cut at depth K (deeper nodes are dead)."""
+        cdef int d = st.stack_depth()
+        cdef int K = self.K
+        cdef int i, x, r
+        cdef LRSElem* e
+        self._elems.resize(d + 1)
+        e = &self._elems[0]
+        e.root = 0
+        e.nl = 1
+        e.ls[0] = 0
+        e.nr = 1
+        e.rs[0] = 0
+        r = last_root(st)
+        while r >= 0 and e.nr < K:
+            e.rs[e.nr] = r + 1
+            e.nr += 1
+            r = st.R(r, 1)
+        for i in range(d):
+            e = &self._elems[i + 1]
+            x = st._stack[i]
+            e.root = x + 1
+            e.nl = 0
+            r = x
+            while r >= 0 and e.nl < K:
+                e.ls[e.nl] = r + 1
+                e.nl += 1
+                r = st.L(r, 1)
+            e.nr = 0
+            r = x
+            while r >= 0 and e.nr < K:
+                e.rs[e.nr] = r + 1
+                e.nr += 1
+                r = st.R(r, 1)
+
+    cdef void move_costs(self, const StateC* st, const GoldC* gold, const int* valid,
+                         weight_t* cost) noexcept nogil:
+        """All move costs from the capped tabular oracle (spec §3.8): δ(arc) + F(successor)
+        for every move of the spec's system here, minus the smallest (= F(c))."""
+        cdef int want[2 * LRS_MAXK + 1]
+        cdef int val[2 * LRS_MAXK + 1]
+        cdef int K = self.K
+        cdef int k, best, n_valid = 0
+        cdef const LRSGold* g
+        for m in range(N_MOVES):
+            cost[m] = 0
+            n_valid += valid[m] != 0
+        if n_valid <= 1:
+            return
+        if gold.extra != NULL:
+            g = <const LRSGold*>gold.extra
+        else:   # a bare DynGold (Simulator): build the oracle's gold here
+            lrs_gold_free(&self.scratch_gold)
+            lrs_gold_build(&self.scratch_gold, gold.heads, gold.length)
+            g = &self.scratch_gold
+        self.read_elems(st)
+        want[0] = st.buffer_length() > 0
+        for k in range(1, 2 * K + 1):
+            want[k] = 1
+        self.work.values(g, self._elems.data(), self._elems.size(), st._b_i + 1, want, val)
+        best = LRS_INF
+        for k in range(2 * K + 1):
+            if val[k] < best:
+                best = val[k]
+        if valid[SHIFT]:
+            cost[SHIFT] = val[0] - best
+        for k in range(1, K + 1):
+            if valid[left_move(k)]:
+                cost[left_move(k)] = val[k] - best
+            if valid[right_move(k)]:
+                cost[right_move(k)] = val[K + k] - best
+        if valid[ROOT]:
+            cost[ROOT] = val[K + 1] - best
+
+    cdef int static_move(self, const StateC* st, const GoldC* g) noexcept nogil:
+        """Attach as soon as possible (spec §2.7), made safe for the cap: the first move of
+        LEFT_1..K, RIGHT_1..K, ROOT, SHIFT whose exact cost is 0."""
+        cdef int valid[N_MOVES]
+        cdef weight_t cost[N_MOVES]
+        cdef int k, m, best = -1
+        self.move_validity(st, valid)
+        self.move_costs(st, g, valid, cost)
+        for k in range(1, self.K + 1):
+            if valid[left_move(k)] and cost[left_move(k)] == 0:
+                return left_move(k)
+        for k in range(1, self.K + 1):
+            if valid[right_move(k)] and cost[right_move(k)] == 0:
+                return right_move(k)
+        if valid[ROOT] and cost[ROOT] == 0:
+            return ROOT
+        if valid[SHIFT] and cost[SHIFT] == 0:
+            return SHIFT
+        # preset sentence starts can make every valid move costly: the cheapest
+        for m in range(N_MOVES):
+            if valid[m] and (best < 0 or cost[m] < cost[best]):
+                best = m
+        return best
+
+    # ---- gold ------------------------------------------------------------------------
+    def init_gold(self, StateClass state, example):
+        cdef DynGold gold = DynOracleSystem.init_gold(self, state, example)
+        attach_oracle(gold)
+        return gold
+
+
+def attach_oracle(DynGold gold):
+    """Build the oracle's gold once per document and hang it on the DynGold."""
+    cdef LRSpineGold og = LRSpineGold(gold.heads)
+    gold.extra_obj = og
+    gold.c.extra = <void*>&og.c
+    return og

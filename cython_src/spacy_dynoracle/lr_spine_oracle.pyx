@@ -1,0 +1,430 @@
+# cython: language_level=3, infer_types=True, boundscheck=False, wraparound=False, cdivision=True
+# distutils: language = c++
+"""Tabular dynamic oracle for LR-spine, exact for the capped system (spine depth <= K).
+
+Spec: ../shared/specs/lr_spine_and_arc_standard.md §3.7-3.8 ([GSS14] §6, with the
+correction P2: restriction 1 keeps left-spine nodes with gold children among the
+*unconsumed* stack roots, k > i). The spec leaves the capped oracle open (P12); this
+module solves it by carrying each useful spine node's depth:
+
+* a spine node deeper than K is dead (depths never decrease), so it is dropped;
+* when tree a takes tree b's root on a spine node x at depth k, b's spine nodes move to
+  depth (their depth + k) and the nodes of a's spine below x are cut. With a cap, the
+  gold attachment point no longer dominates (attaching higher keeps b's spine shallower),
+  so the DP branches over every useful attachment point (the useful nodes and the root,
+  all at depth <= K; any other point is dominated by the next useful node above it);
+* restriction 2 (dominance) compares depths too: entry a is dropped when another entry b
+  of the cell has the same root, every useful node of a at the same or a smaller depth
+  on the same side, and loss(b) <= loss(a).
+
+Without a binding cap (K at least the longest spine) this is the spec's DP: with the
+gold point or the deepest point chosen, the other branches are dominated.
+
+Fragments of the buffer (the right stack, §3.2) are collapsed to their roots, as in the
+spec: nodes inside a fragment never need outside dependents, and attaching to them is
+dominated by attaching to the fragment root.
+
+Exact for complete projective gold; for non-projective or partial gold it is an
+approximation (spec §3.9; an unknown head makes every arc to that word right), whose
+costs are still >= 0 with a zero-cost move among those asked for.
+"""
+from libc.stdlib cimport malloc, calloc, free
+from libc.string cimport memset
+
+
+cdef inline int dlt(const LRSGold* g, int h, int d) noexcept nogil:
+    cdef int gh = g.head[d]
+    return 0 if (gh == h or gh == LRS_UNKNOWN) else 1
+
+
+cdef int lrs_gold_build(LRSGold* g, const int32_t* heads, int n) noexcept nogil:
+    cdef int i, h, d, a, c, e, s, t
+    cdef int N1 = n + 1
+    memset(g, 0, sizeof(LRSGold))
+    g.n = n
+    g.head = <int*>malloc(N1 * sizeof(int))
+    g.kid_start = <int*>calloc(N1 + 1, sizeof(int))
+    g.kids = <int*>malloc(N1 * sizeof(int))
+    cdef int* fill = <int*>malloc(N1 * sizeof(int))
+    if not (g.head and g.kid_start and g.kids and fill):
+        free(fill)
+        return -1
+    cdef bint complete = True
+    g.head[0] = -1
+    for i in range(n):
+        h = heads[i]
+        if h < 0:
+            g.head[i + 1] = LRS_UNKNOWN
+            complete = False
+        else:
+            g.head[i + 1] = 0 if h == i else h + 1
+    for d in range(1, N1):
+        if g.head[d] >= 0:
+            g.kid_start[g.head[d] + 1] += 1
+    for i in range(N1):
+        g.kid_start[i + 1] += g.kid_start[i]
+    for i in range(N1):
+        fill[i] = g.kid_start[i]
+    for d in range(1, N1):
+        if g.head[d] >= 0:
+            g.kids[fill[g.head[d]]] = d
+            fill[g.head[d]] += 1
+    free(fill)
+    cdef bint projective = True
+    for d in range(1, N1):
+        if not projective:
+            break
+        if g.head[d] < 0:
+            continue
+        a = d if d < g.head[d] else g.head[d]
+        c = d + g.head[d] - a
+        for e in range(1, N1):
+            if g.head[e] < 0 or e == d:
+                continue
+            s = e if e < g.head[e] else g.head[e]
+            t = e + g.head[e] - s
+            if a < s < c < t or s < a < t < c:
+                projective = False
+                break
+    g.projective = complete and projective
+    return 0
+
+
+cdef void lrs_gold_free(LRSGold* g) noexcept nogil:
+    free(g.head)
+    free(g.kid_start)
+    free(g.kids)
+    memset(g, 0, sizeof(LRSGold))
+
+
+cdef inline bint same_key(const Entry* a, const Entry* b) noexcept nogil:
+    cdef int t
+    if a.root != b.root or a.ls.len != b.ls.len or a.rs.len != b.rs.len:
+        return False
+    for t in range(a.ls.len):
+        if a.ls.node[t] != b.ls.node[t] or a.ls.dep[t] != b.ls.dep[t]:
+            return False
+    for t in range(a.rs.len):
+        if a.rs.node[t] != b.rs.node[t] or a.rs.dep[t] != b.rs.dep[t]:
+            return False
+    return True
+
+
+cdef inline bint covers(const Spine* a, const Spine* b) noexcept nogil:
+    """Every node of spine a is on spine b at the same or a smaller depth."""
+    cdef int s, t
+    cdef bint found
+    for s in range(a.len):
+        found = False
+        for t in range(b.len):
+            if b.node[t] == a.node[s]:
+                found = b.dep[t] <= a.dep[s]
+                break
+        if not found:
+            return False
+    return True
+
+
+cdef inline void append(Spine* sp, int node, int dep, int K) noexcept nogil:
+    if dep <= K and sp.len < LRS_MAXK:
+        sp.node[sp.len] = node
+        sp.dep[sp.len] = dep
+        sp.len += 1
+
+
+cdef class LRSWork:
+    def __init__(self, int K):
+        if not 1 <= K <= LRS_MAXK:
+            raise ValueError(f"the LR-spine oracle supports a cap 1..{LRS_MAXK}, not {K}")
+        self.K = K
+
+    cdef int prune_ls_at(self, Spine* sp, int i) noexcept nogil:
+        """Restriction 1 (left, spec §3.7 with P2): keep the root and the nodes with a gold
+        child among rootL[k], k > i."""
+        cdef int s, t = 1
+        for s in range(1, sp.len):
+            if self.maxL[sp.node[s]] > i:
+                sp.node[t] = sp.node[s]
+                sp.dep[t] = sp.dep[s]
+                t += 1
+        sp.len = t if sp.len > 0 else 0
+        return 0
+
+    cdef int prune_rs_at(self, Spine* sp, int j) noexcept nogil:
+        """Restriction 1 (right): keep the root and the nodes with a gold child among
+        rootR[k], k > j."""
+        cdef int s, t = 1
+        for s in range(1, sp.len):
+            if self.maxR[sp.node[s]] > j:
+                sp.node[t] = sp.node[s]
+                sp.dep[t] = sp.dep[s]
+                t += 1
+        sp.len = t if sp.len > 0 else 0
+        return 0
+
+    cdef void insert(self, vector[Entry]* cell, Entry* e, int i, int j) noexcept nogil:
+        cdef size_t t
+        self.prune_ls_at(&e.ls, i)
+        self.prune_rs_at(&e.rs, j)
+        for t in range(cell.size()):
+            if same_key(&cell[0][t], e):
+                if e.loss < cell[0][t].loss:
+                    cell[0][t].loss = e.loss
+                return
+        cell.push_back(e[0])
+
+    cdef void dominance(self, vector[Entry]* cell) noexcept nogil:
+        """Restriction 2, with depths (see the module docstring)."""
+        cdef size_t a, b, keep = 0
+        cdef size_t size = cell.size()
+        cdef bint dominated
+        if size < 2:
+            return
+        cdef vector[char] drop
+        drop.resize(size, 0)
+        for a in range(size):
+            for b in range(size):
+                if a == b or drop[b]:
+                    continue
+                if (cell[0][b].root == cell[0][a].root
+                        and cell[0][b].loss <= cell[0][a].loss
+                        and covers(&cell[0][a].ls, &cell[0][b].ls)
+                        and covers(&cell[0][a].rs, &cell[0][b].rs)):
+                    drop[a] = 1
+                    break
+        for a in range(size):
+            if not drop[a]:
+                cell[0][keep] = cell[0][a]
+                keep += 1
+        cell.resize(keep)
+
+    cdef int F(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil:
+        """Future loss F(c) (spec §3.7), el[0..nE-1] bottom -> top, el[0].root == 0."""
+        cdef int n = g.n
+        cdef int K = self.K
+        cdef int lL = nE
+        cdef int i, j, k, t, s, x, r, ra, rb, dx, nR, lR, diag, kk, best, h
+        cdef bint is_root
+        cdef Entry e
+        cdef Entry ne
+        cdef const Entry* pe
+        cdef const LRSElem* tb
+        cdef vector[Entry]* cell
+        if <int>self.mark.size() < n + 2:
+            self.mark.resize(n + 2, 0)
+            self.maxL.resize(n + 2, 0)
+            self.maxR.resize(n + 2, 0)
+            self.R.resize(n + 2, 0)
+            self.rootR.resize(n + 3, 0)
+        # SL[i] = el[lL - i], i = 1..lL (top first); Phase 1: right stack (§3.2), marking
+        # only the roots of the stack elements
+        for t in range(lL):
+            self.mark[el[t].root] = 1
+        nR = 0
+        for x in range(b, n + 1):
+            is_root = g.head[x] < b
+            if not is_root:
+                for kk in range(g.kid_start[x], g.kid_start[x + 1]):
+                    if self.mark[g.kids[kk]]:
+                        is_root = True
+                        break
+            if is_root:
+                self.R[nR] = x
+                nR += 1
+                self.mark[x] = 1
+        for t in range(lL):
+            self.mark[el[t].root] = 0
+        for t in range(nR):
+            self.mark[self.R[t]] = 0
+        lR = 1 + nR
+        self.rootR[1] = el[lL - 1].root
+        for t in range(nR):
+            self.rootR[2 + t] = self.R[t]
+        # maxL[x] = max{k : gh[rootL[k]] == x}, maxR[x] = max{k >= 2 : gh[rootR[k]] == x}
+        for i in range(1, lL + 1):
+            h = g.head[el[lL - i].root]
+            if h >= 0:
+                self.maxL[h] = i
+        for j in range(2, lR + 1):
+            h = g.head[self.rootR[j]]
+            if h >= 0:
+                self.maxR[h] = j
+        # cells T[i][j] at (i - 1) * lR + (j - 1)
+        if <int>self.cells.size() < lL * lR:
+            self.cells.resize(lL * lR)
+        for t in range(lL * lR):
+            self.cells[t].clear()
+        # axiom: the top element, pruned, loss 0 (the past loss is left out, §6 P1)
+        tb = &el[lL - 1]
+        e.root = tb.root
+        e.loss = 0
+        e.ls.len = 0
+        e.rs.len = 0
+        for t in range(tb.nl):
+            append(&e.ls, tb.ls[t], t + 1, K)
+        for t in range(tb.nr):
+            append(&e.rs, tb.rs[t], t + 1, K)
+        self.insert(&self.cells[0], &e, 1, 1)
+        for diag in range(2, lL + lR + 1):
+            for i in range(1, lL + 1):
+                j = diag - i
+                if j < 1 or j > lR:
+                    continue
+                cell = &self.cells[(i - 1) * lR + (j - 1)]
+                self.dominance(cell)
+                for s in range(<int>cell.size()):
+                    e = cell[0][s]
+                    ra = e.root
+                    if i < lL:
+                        tb = &el[lL - i - 1]         # σL[i+1], below the current tree
+                        rb = tb.root
+                        # la: the head is on e's left spine, the dependent is rb
+                        if rb != 0:
+                            for t in range(e.ls.len):
+                                dx = e.ls.dep[t]
+                                ne.root = ra
+                                ne.loss = e.loss + dlt(g, e.ls.node[t], rb)
+                                ne.ls.len = 0
+                                for k in range(t + 1):
+                                    append(&ne.ls, e.ls.node[k], e.ls.dep[k], K)
+                                for k in range(tb.nl):
+                                    append(&ne.ls, tb.ls[k], k + 1 + dx, K)
+                                ne.rs = e.rs
+                                self.insert(&self.cells[i * lR + (j - 1)], &ne, i + 1, j)
+                        # ra: the head is on tb's right spine, the dependent is ra
+                        if ra != 0:
+                            for t in range(tb.nr):
+                                if t + 1 > K:
+                                    break
+                                dx = t + 1
+                                ne.root = rb
+                                ne.loss = e.loss + dlt(g, tb.rs[t], ra)
+                                ne.ls.len = 0
+                                for k in range(tb.nl):
+                                    append(&ne.ls, tb.ls[k], k + 1, K)
+                                ne.rs.len = 0
+                                for k in range(t + 1):
+                                    append(&ne.rs, tb.rs[k], k + 1, K)
+                                for k in range(e.rs.len):
+                                    append(&ne.rs, e.rs.node[k], e.rs.dep[k] + dx, K)
+                                self.insert(&self.cells[i * lR + (j - 1)], &ne, i + 1, j)
+                    if j < lR:
+                        r = self.rootR[j + 1]
+                        # la (k = 1 only): r takes ra; r's spines are (<r>, <r>)
+                        if ra != 0:
+                            ne.root = r
+                            ne.loss = e.loss + dlt(g, r, ra)
+                            ne.ls.len = 0
+                            append(&ne.ls, r, 1, K)
+                            for k in range(e.ls.len):
+                                append(&ne.ls, e.ls.node[k], e.ls.dep[k] + 1, K)
+                            ne.rs.len = 0
+                            append(&ne.rs, r, 1, K)
+                            self.insert(&self.cells[(i - 1) * lR + j], &ne, i, j + 1)
+                        # ra: the head is on e's right spine, the dependent is r
+                        for t in range(e.rs.len):
+                            dx = e.rs.dep[t]
+                            ne.root = ra
+                            ne.loss = e.loss + dlt(g, e.rs.node[t], r)
+                            ne.ls = e.ls
+                            ne.rs.len = 0
+                            for k in range(t + 1):
+                                append(&ne.rs, e.rs.node[k], e.rs.dep[k], K)
+                            append(&ne.rs, r, dx + 1, K)
+                            self.insert(&self.cells[(i - 1) * lR + j], &ne, i, j + 1)
+        best = LRS_INF
+        cell = &self.cells[(lL - 1) * lR + (lR - 1)]
+        for s in range(<int>cell.size()):
+            if cell[0][s].root == 0 and cell[0][s].loss < best:
+                best = cell[0][s].loss
+        for i in range(1, lL + 1):
+            h = g.head[el[lL - i].root]
+            if h >= 0:
+                self.maxL[h] = 0
+        for j in range(2, lR + 1):
+            h = g.head[self.rootR[j]]
+            if h >= 0:
+                self.maxR[h] = 0
+        return best
+
+    cdef void values(self, const LRSGold* g, const LRSElem* el, int nE, int b,
+                     const int* want, int* val) noexcept nogil:
+        """val[0] (sh), val[k] (la_k), val[K + k] (ra_k), k = 1..K: δ(arc) + F(successor)
+        (spec §3.8), LRS_INF where not wanted or not valid in the capped system."""
+        cdef int K = self.K
+        cdef int t, k, dx
+        cdef LRSElem* top
+        cdef const LRSElem* s1
+        cdef const LRSElem* s2
+        for t in range(2 * K + 1):
+            val[t] = LRS_INF
+        if <int>self.succ.size() < nE + 1:
+            self.succ.resize(nE + 1)
+        if want[0] and b <= g.n:
+            for t in range(nE):
+                self.succ[t] = el[t]
+            top = &self.succ[nE]
+            top.root = b
+            top.nl = 1
+            top.nr = 1
+            top.ls[0] = b
+            top.rs[0] = b
+            val[0] = self.F(g, self.succ.data(), nE + 1, b + 1)
+        if nE < 2:
+            return
+        s1 = &el[nE - 1]
+        s2 = &el[nE - 2]
+        for t in range(nE - 2):
+            self.succ[t] = el[t]
+        top = &self.succ[nE - 2]
+        for k in range(1, K + 1):
+            # la_k: ls1[k] -> root(σ2), new top (ls1[1..k] . ls2, rs1); σ2 is not the root
+            if want[k] and k <= s1.nl and s2.root != 0:
+                top.root = s1.root
+                top.nl = 0
+                for t in range(k):
+                    top.ls[top.nl] = s1.ls[t]
+                    top.nl += 1
+                for t in range(s2.nl):
+                    if top.nl >= K:
+                        break
+                    top.ls[top.nl] = s2.ls[t]
+                    top.nl += 1
+                top.nr = s1.nr
+                for t in range(s1.nr):
+                    top.rs[t] = s1.rs[t]
+                val[k] = dlt(g, s1.ls[k - 1], s2.root) + self.F(g, self.succ.data(), nE - 1, b)
+            # ra_k: rs2[k] -> root(σ1), new top (ls2, rs2[1..k] . rs1)
+            if want[K + k] and k <= s2.nr:
+                top.root = s2.root
+                top.nl = s2.nl
+                for t in range(s2.nl):
+                    top.ls[t] = s2.ls[t]
+                top.nr = 0
+                for t in range(k):
+                    top.rs[top.nr] = s2.rs[t]
+                    top.nr += 1
+                for t in range(s1.nr):
+                    if top.nr >= K:
+                        break
+                    top.rs[top.nr] = s1.rs[t]
+                    top.nr += 1
+                val[K + k] = dlt(g, s2.rs[k - 1], s1.root) + self.F(g, self.succ.data(), nE - 1, b)
+
+
+cdef class LRSpineGold:
+    """Owns the oracle-space gold of one document."""
+
+    def __init__(self, heads):
+        import numpy
+        arr = numpy.asarray([(-1 if h is None else h) for h in heads], dtype=numpy.int32)
+        cdef int32_t[::1] view = arr
+        if lrs_gold_build(&self.c, &view[0], len(arr)) < 0:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        lrs_gold_free(&self.c)
+
+    @property
+    def projective(self):
+        return bool(self.c.projective)
