@@ -1,0 +1,99 @@
+"""Score a trained run on dev and test with the package's CoNLL-18 evaluation
+(spacy_dynoracle.evaluate: gold words, the parser segments) and time the parse.
+
+    python scripts/evaluate_run.py training/UD_Hungarian-Szeged/parser/arc_hybrid-dynamic-s0
+
+Writes eval_dev.json and eval_test.json in the run folder: the scores of
+spacy_dynoracle.evaluate.evaluate_docs (without the per-label table) plus
+"speed": {"words", "seconds", "words_per_s"} of nlp.pipe over the same Docs (a second,
+timed pass after the scored one), the model used and the data.
+"""
+import argparse
+import json
+import time
+from pathlib import Path
+
+from udproj import PROJECT, dev_source, run_dir, treebank_files, write_json
+
+
+def evaluate(nlp, path, select="all", n_sents=10, batch_size=64):
+    from spacy_dynoracle.conllu_io import sentences_to_docs, words_only_copy
+    from spacy_dynoracle.corpus import read_sentences
+    from spacy_dynoracle.evaluate import evaluate_docs
+
+    sentences = list(read_sentences(path, select=select))
+    gold = list(sentences_to_docs(nlp.vocab, sentences, n_sents, keep_source=False))
+    inputs = [words_only_copy(doc) for doc in gold]
+    pred = list(nlp.pipe(inputs, batch_size=batch_size))
+    result = evaluate_docs(gold, pred)
+    result.pop("PerLabel", None)
+    # tagging accuracy where the pipeline predicts UPOS / FEATS / XPOS
+    for key, attr in (("UPOS", "pos_"), ("UFeats", "morph"), ("XPOS", "tag_")):
+        pairs = [(str(getattr(g, attr)), str(getattr(p, attr)))
+                 for gd, pd in zip(gold, pred) for g, p in zip(gd, pd)]
+        if any(p for _, p in pairs):
+            result[key] = 100.0 * sum(g == p for g, p in pairs) / len(pairs)
+    inputs = [words_only_copy(doc) for doc in gold]
+    start = time.perf_counter()
+    for _ in nlp.pipe(inputs, batch_size=batch_size):
+        pass
+    seconds = time.perf_counter() - start
+    n_words = sum(len(d) for d in gold)
+    result["speed"] = {"words": n_words, "seconds": round(seconds, 3),
+                       "words_per_s": round(n_words / seconds, 1)}
+    result["settings"] = {"data": str(path), "select": select, "n_sents": n_sents,
+                          "gold_sents": False}
+    return result
+
+
+def evaluate_run(folder: Path, ud_root=None, model="model-best", force=False):
+    import spacy
+
+    folder = Path(folder)
+    info = json.loads((folder / "run.json").read_text())
+    files = treebank_files(info["treebank"], ud_root)
+    todo = {"dev": dev_source(files), "test": (files["test"], "all")}
+    nlp = None
+    for split, (path, select) in todo.items():
+        out = folder / f"eval_{split}.json"
+        if path is None or (out.exists() and not force):
+            continue
+        if nlp is None:
+            nlp = spacy.load(folder / model)
+        result = evaluate(nlp, path, select=select)
+        result["model"] = str(folder / model)
+        write_json(out, result)
+        print(f"{folder.name} {split}: UAS {result['UAS']['f1']:.2f} LAS {result['LAS']['f1']:.2f} "
+              f"CLAS {result['CLAS']['f1']:.2f} ({result['speed']['words_per_s']:,.0f} words/s)",
+              flush=True)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("runs", nargs="*", type=Path, help="run folders (with run.json)")
+    ap.add_argument("--treebank", help="instead of folders: the run of train_one.py with these settings")
+    ap.add_argument("--system")
+    ap.add_argument("--oracle", default="dynamic")
+    ap.add_argument("--option", action="append")
+    ap.add_argument("--pipeline", default="parser")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--output", type=Path, default=PROJECT / "training")
+    ap.add_argument("--ud-root", default=None)
+    ap.add_argument("--model", default="model-best")
+    ap.add_argument("--force", action="store_true")
+    args = ap.parse_args(argv)
+    runs = list(args.runs)
+    if args.treebank:
+        from matrix import make_run
+        from train_one import parse_options
+
+        run = make_run(args.system, args.oracle, parse_options(args.option))
+        runs.append(run_dir(args.output, args.treebank, args.pipeline, run.id, args.seed))
+    if not runs:
+        ap.error("give run folders or --treebank/--system/--oracle")
+    for folder in runs:
+        evaluate_run(folder, args.ud_root, args.model, args.force)
+
+
+if __name__ == "__main__":
+    main()

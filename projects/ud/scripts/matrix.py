@@ -1,0 +1,126 @@
+"""The run matrix of the UD project, read from the package's registry.
+
+Every transition system in `spacy_dynoracle.SYSTEMS` x every oracle its class declares
+(`cls.oracles`), x the values in OPTION_GRID of the options the class declares (e.g.
+attardi's `degree`), plus spaCy's stock `parser` as the baseline. Nothing here names a
+system: a new system registered in the package joins the matrix by itself.
+
+    python scripts/matrix.py            # list the runs (id, system, oracle, options)
+    python scripts/matrix.py --json     # the same as JSON
+"""
+import argparse
+import json
+import sys
+import warnings
+from dataclasses import asdict, dataclass, field
+from typing import Dict, List, Optional
+
+#: option values tried for every system that declares the option in `cls.options`
+#: (other options keep the system's default)
+OPTION_GRID = {"degree": (2, 3)}
+
+STOCK = "spacy_parser"   # run id of spaCy's own parser (configs/spacy_parser*.cfg)
+CONFIGS = {               # pipeline name -> (dynoracle config, stock config) in configs/
+    "parser": ("dynoracle.cfg", "spacy_parser.cfg"),
+    "tagger": ("dynoracle_tagger.cfg", "spacy_parser_tagger.cfg"),
+}
+
+
+@dataclass
+class Run:
+    id: str
+    system: str                  # a SYSTEMS name, or "spacy" for the stock parser
+    oracle: Optional[str] = None
+    dynamic: bool = False        # the oracle explores (cls.dynamic_oracles)
+    options: Dict[str, object] = field(default_factory=dict)
+
+    def config(self, pipeline: str = "parser") -> str:
+        dyn, stock = CONFIGS[pipeline]
+        return stock if self.system == "spacy" else dyn
+
+    def overrides(self) -> Dict[str, object]:
+        """spacy train overrides selecting this run's system and oracle."""
+        if self.system == "spacy":
+            return {}
+        out = {"components.parser.transition_system": self.system,
+               "components.parser.oracle": self.oracle}
+        for key, value in self.options.items():
+            out[f"components.parser.{key}"] = value
+        return out
+
+
+def run_id(system: str, oracle: str, options: Dict[str, object]) -> str:
+    extra = "".join(f"-{k}{v}" for k, v in sorted(options.items()))
+    return f"{system}{extra}-{oracle}"
+
+
+def make_run(system: str, oracle: Optional[str] = None, options=None) -> Run:
+    """The Run of one (system, oracle, options); system "spacy" = the stock parser."""
+    if system == "spacy":
+        return Run(STOCK, "spacy")
+    from spacy_dynoracle import get_system_class
+
+    cls = get_system_class(system)
+    options = dict(options or {})
+    return Run(run_id(system, oracle, options), system, oracle,
+               oracle in getattr(cls, "dynamic_oracles", ()), options)
+
+
+def system_runs(system: str) -> List[Run]:
+    """The runs of one registered system (raises if its class cannot be loaded)."""
+    from spacy_dynoracle import get_system_class
+
+    cls = get_system_class(system)
+    grids = [{}]
+    for key, values in OPTION_GRID.items():
+        if key in getattr(cls, "options", {}):
+            grids = [dict(g, **{key: v}) for g in grids for v in values]
+    dynamic = set(getattr(cls, "dynamic_oracles", ()))
+    return [Run(run_id(system, oracle, opts), system, oracle, oracle in dynamic, opts)
+            for opts in grids for oracle in cls.oracles]
+
+
+def all_runs(systems: Optional[List[str]] = None, oracles: Optional[List[str]] = None,
+             stock: bool = True, strict: bool = False) -> List[Run]:
+    """Every (system, oracle, options) of the registry (or of `systems`), filtered to
+    `oracles` if given, + the stock parser. A registered system whose compiled module is
+    missing (not built yet) is skipped with a warning unless strict."""
+    from spacy_dynoracle import SYSTEMS
+
+    runs = []
+    for name in (systems or list(SYSTEMS)):
+        if name == "spacy":
+            continue
+        try:
+            sys_runs = system_runs(name)
+        except (ImportError, AttributeError) as err:
+            if strict:
+                raise
+            warnings.warn(f"transition system {name!r} is registered but cannot be loaded "
+                          f"({err}); left out of the matrix")
+            continue
+        runs.extend(r for r in sys_runs if not oracles or r.oracle in oracles)
+    if stock and (systems is None or "spacy" in systems or not systems):
+        runs.append(Run(STOCK, "spacy"))
+    return runs
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--systems", default="", help="comma-separated subset (default: all registered)")
+    ap.add_argument("--oracles", default="", help="comma-separated subset (default: all)")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    runs = all_runs(args.systems.split(",") if args.systems else None,
+                    args.oracles.split(",") if args.oracles else None)
+    if args.json:
+        json.dump([asdict(r) for r in runs], sys.stdout, indent=2)
+        print()
+    else:
+        for r in runs:
+            print(f"{r.id:32} {r.system:14} {r.oracle or '-':10} "
+                  f"{'explores' if r.dynamic else '':9} {r.options or ''}")
+
+
+if __name__ == "__main__":
+    main()

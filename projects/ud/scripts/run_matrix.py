@@ -1,0 +1,77 @@
+"""Train and evaluate the matrix: treebanks x pipelines x (every registered system x
+every oracle it declares, + spaCy's stock parser) x seeds. Systems come from the
+package's registry (scripts/matrix.py), so a new system is picked up without edits.
+
+    python scripts/run_matrix.py --treebanks UD_Hungarian-Szeged,UD_Latin-Perseus \
+        --seeds 0,1,2 --epochs 30 [--systems arc_hybrid --oracles static,dynamic] [--dry-run]
+
+Finished runs (run.json, eval_*.json present) are skipped, so an interrupted matrix
+resumes where it stopped. A run that fails is recorded in <output>/failures.jsonl and
+the matrix goes on.
+"""
+import argparse
+import json
+import time
+import traceback
+from pathlib import Path
+
+from udproj import PROJECT, run_dir
+from matrix import all_runs
+
+
+def csv(value):
+    return [v for v in value.split(",") if v] if value else None
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--treebanks", required=True, help="comma-separated UD folder names")
+    ap.add_argument("--systems", default="", help="subset of systems ('spacy' = stock parser); default all")
+    ap.add_argument("--oracles", default="", help="subset of oracles; default all each system declares")
+    ap.add_argument("--no-stock", action="store_true", help="leave spaCy's stock parser out")
+    ap.add_argument("--pipelines", default="parser", help="parser,tagger")
+    ap.add_argument("--seeds", default="0")
+    ap.add_argument("--epochs", type=int, default=10)
+    ap.add_argument("--eval-frequency", type=int, default=200)
+    ap.add_argument("--limit", type=int, default=0, help="training Examples per epoch (0 = all)")
+    ap.add_argument("--dev-limit", type=int, default=0, help="dev Examples for evaluations during training (0 = all)")
+    ap.add_argument("--explore-after", type=int, default=None)
+    ap.add_argument("--explore-prob", type=float, default=None)
+    ap.add_argument("--ud-root", default=None)
+    ap.add_argument("--output", type=Path, default=PROJECT / "training")
+    ap.add_argument("--dry-run", action="store_true", help="list the runs and stop")
+    args = ap.parse_args(argv)
+
+    systems = csv(args.systems)
+    runs = all_runs(systems, csv(args.oracles), stock=not args.no_stock)
+    seeds = [int(s) for s in args.seeds.split(",")]
+    jobs = [(tb, pipe, run, seed) for tb in csv(args.treebanks) for pipe in csv(args.pipelines)
+            for seed in seeds for run in runs]
+    print(f"{len(jobs)} runs: {len(csv(args.treebanks))} treebanks x {len(csv(args.pipelines))} "
+          f"pipelines x {len(runs)} (system, oracle) x {len(seeds)} seeds", flush=True)
+    if args.dry_run:
+        for tb, pipe, run, seed in jobs:
+            print(f"{tb} {pipe} {run.id} seed {seed}")
+        return
+    from train_one import train
+    from evaluate_run import evaluate_run
+
+    failures = args.output / "failures.jsonl"
+    for i, (tb, pipe, run, seed) in enumerate(jobs, 1):
+        print(f"\n=== [{i}/{len(jobs)}] {tb} {pipe} {run.id} seed {seed} ===", flush=True)
+        try:
+            folder = train(run, tb, output=args.output, pipeline=pipe, seed=seed,
+                           ud_root=args.ud_root, epochs=args.epochs,
+                           eval_frequency=args.eval_frequency, limit=args.limit, dev_limit=args.dev_limit,
+                           explore_after=args.explore_after, explore_prob=args.explore_prob)
+            evaluate_run(folder, args.ud_root)
+        except Exception as err:  # keep going: one broken system must not stop the matrix
+            traceback.print_exc()
+            failures.parent.mkdir(parents=True, exist_ok=True)
+            with failures.open("a") as f:
+                f.write(json.dumps({"treebank": tb, "pipeline": pipe, "run": run.id, "seed": seed,
+                                    "error": repr(err), "time": time.strftime("%Y-%m-%d %H:%M:%S")}) + "\n")
+
+
+if __name__ == "__main__":
+    main()

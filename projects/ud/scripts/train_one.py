@@ -1,0 +1,127 @@
+"""Train one run of the matrix with `spacy train` from configs/, overrides on the command
+line, and record the exact command, wall-clock time and versions next to the model.
+
+    python scripts/train_one.py --treebank UD_Hungarian-Szeged --system arc_hybrid \
+        --oracle dynamic --seed 0 --epochs 10 [--pipeline tagger] [--explore-after 1 --explore-prob 0.9]
+    python scripts/train_one.py --treebank UD_Hungarian-Szeged --system spacy   # stock parser
+
+Output: <output>/<treebank>/<pipeline>/<run id>-s<seed>/ with model-best, model-last,
+train_log.jsonl (spaCy's ConsoleLogger.v3: one line per dev evaluation, with the epoch) and
+run.json. An existing run.json means the run is done: it is skipped unless --force.
+"""
+import argparse
+import json
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from udproj import CONFIGS, PROJECT, dev_source, run_dir, treebank_files, versions, write_json
+from matrix import Run, make_run
+
+
+def parse_options(items):
+    out = {}
+    for item in items or []:
+        key, _, value = item.partition("=")
+        out[key] = int(value) if value.lstrip("-").isdigit() else value
+    return out
+
+
+def has_xpos(path, max_lines=20000) -> bool:
+    """Whether a CoNLL-U file has XPOS values (some UD treebanks have only `_`)."""
+    with open(path, encoding="utf-8") as f:
+        for i, line in enumerate(f):
+            cols = line.split("\t")
+            if len(cols) == 10 and cols[0].isdigit() and cols[4] != "_":
+                return True
+            if i > max_lines:
+                break
+    return False
+
+
+def train_command(run: Run, files, out: Path, *, pipeline="parser", seed=0, epochs=10,
+                  eval_frequency=200, explore_after=None, explore_prob=None, limit=0,
+                  dev_limit=0, patience=0, extra=()):
+    dev, dev_select = dev_source(files)
+    overrides = {
+        "paths.train": files["train"], "paths.dev": dev,
+        "paths.train_select": "head:0.9" if files["dev"] is None else "all",
+        "paths.dev_select": dev_select,
+        "system.seed": seed, "training.max_epochs": epochs, "training.patience": patience,
+        "training.eval_frequency": eval_frequency,
+        "corpora.train.limit": limit,
+        "corpora.dev.limit": dev_limit,
+        "training.logger.@loggers": "spacy.ConsoleLogger.v3",
+        "training.logger.progress_bar": "null",
+        "training.logger.output_file": out / "train_log.jsonl",
+        **run.overrides(),
+    }
+    if pipeline == "tagger" and not has_xpos(files["train"]):
+        # no XPOS to learn: the tagger has no labels, keep the morphologizer (UPOS + FEATS)
+        overrides["nlp.pipeline"] = '["tok2vec","morphologizer","parser"]'
+    if run.system != "spacy" and run.dynamic:
+        if explore_after is not None:
+            overrides["components.parser.explore_after_epochs"] = explore_after
+        if explore_prob is not None:
+            overrides["components.parser.explore_prob"] = explore_prob
+    cmd = [sys.executable, "-m", "spacy", "train", str(CONFIGS / run.config(pipeline)),
+           "--output", str(out)]
+    for key, value in overrides.items():
+        cmd += [f"--{key}", str(value)]
+    return cmd + list(extra)
+
+
+def train(run: Run, treebank: str, *, output=PROJECT / "training", pipeline="parser", seed=0,
+          ud_root=None, force=False, **kwargs) -> Path:
+    files = treebank_files(treebank, ud_root)
+    out = run_dir(output, treebank, pipeline, run.id, seed)
+    if (out / "run.json").exists() and not force:
+        print(f"done already: {out} (--force to retrain)", flush=True)
+        return out
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    cmd = train_command(run, files, out, pipeline=pipeline, seed=seed, **kwargs)
+    print("+ " + shlex.join(cmd), flush=True)
+    start = time.time()
+    subprocess.run(cmd, check=True)
+    seconds = time.time() - start
+    write_json(out / "run.json", {
+        "treebank": treebank, "pipeline": pipeline, "run": run.id, "system": run.system,
+        "oracle": run.oracle, "dynamic": run.dynamic, "options": run.options, "seed": seed,
+        "train_seconds": round(seconds, 1), "command": shlex.join(cmd),
+        "settings": {k: v for k, v in kwargs.items()}, "versions": versions()})
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--treebank", required=True)
+    ap.add_argument("--system", required=True, help="a registered system, or 'spacy' (stock parser)")
+    ap.add_argument("--oracle", default="dynamic")
+    ap.add_argument("--option", action="append", help="system option, e.g. degree=3 (repeatable)")
+    ap.add_argument("--pipeline", default="parser", choices=["parser", "tagger"])
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--epochs", type=int, default=10)
+    ap.add_argument("--eval-frequency", type=int, default=200)
+    ap.add_argument("--explore-after", type=int, default=None, help="schedule k (default: config)")
+    ap.add_argument("--explore-prob", type=float, default=None, help="schedule p (default: config)")
+    ap.add_argument("--limit", type=int, default=0, help="training Examples per epoch (0 = all)")
+    ap.add_argument("--dev-limit", type=int, default=0,
+                    help="dev Examples for the evaluations during training (0 = all; eval_dev.json always uses all)")
+    ap.add_argument("--ud-root", default=None)
+    ap.add_argument("--output", type=Path, default=PROJECT / "training")
+    ap.add_argument("--force", action="store_true")
+    args = ap.parse_args(argv)
+    run = make_run(args.system, args.oracle, parse_options(args.option))
+    train(run, args.treebank, output=args.output, pipeline=args.pipeline, seed=args.seed,
+          ud_root=args.ud_root, force=args.force, epochs=args.epochs,
+          eval_frequency=args.eval_frequency, explore_after=args.explore_after,
+          explore_prob=args.explore_prob, limit=args.limit, dev_limit=args.dev_limit)
+
+
+if __name__ == "__main__":
+    main()

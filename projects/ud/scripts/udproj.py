@@ -1,0 +1,64 @@
+"""Shared helpers of the UD project scripts: where treebanks, runs and results live."""
+import json
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parents[1]          # projects/ud
+REPO = PROJECT.parents[1]                               # the spacy-dynoracle repo
+CONFIGS = REPO / "configs"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+def ud_root(value=None) -> Path:
+    """--ud-root, else $UD_ROOT, else ../shared/ud beside the repo."""
+    root = Path(value or os.environ.get("UD_ROOT") or REPO.parent / "shared" / "ud")
+    if not root.is_absolute():
+        root = (Path.cwd() / root).resolve()
+    return root
+
+
+def treebank_files(treebank: str, root=None, assets=PROJECT / "assets"):
+    """{"train", "dev", "test"} paths of a treebank (dev None when UD releases none).
+    Looks in the project's assets/<treebank> first (spacy project assets), then UD_ROOT."""
+    for folder in (Path(assets) / treebank, ud_root(root) / treebank):
+        train = sorted(folder.glob("*-ud-train.conllu"))
+        if train:
+            dev = sorted(folder.glob("*-ud-dev.conllu"))
+            test = sorted(folder.glob("*-ud-test.conllu"))
+            return {"train": train[0], "dev": dev[0] if dev else None,
+                    "test": test[0] if test else None, "folder": folder}
+    raise SystemExit(f"no *-ud-train.conllu for {treebank} in {Path(assets) / treebank} "
+                     f"or {ud_root(root) / treebank}: run `spacy project assets` or set UD_ROOT")
+
+
+def dev_source(files):
+    """(path, select) of the dev data: the dev file, or the last 10% of train."""
+    if files["dev"] is not None:
+        return files["dev"], "all"
+    return files["train"], "tail:0.1"
+
+
+def run_dir(output: Path, treebank: str, pipeline: str, run_id: str, seed: int) -> Path:
+    return Path(output) / treebank / pipeline / f"{run_id}-s{seed}"
+
+
+def versions() -> dict:
+    import spacy
+    import spacy_dynoracle
+
+    try:
+        commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
+                                capture_output=True, text=True).stdout.strip()
+    except OSError:
+        commit = ""
+    return {"spacy_dynoracle": spacy_dynoracle.__version__, "git": commit,
+            "spacy": spacy.__version__, "python": platform.python_version(),
+            "machine": f"{platform.machine()}, {os.cpu_count()} CPUs"}
+
+
+def write_json(path: Path, data) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -1,0 +1,56 @@
+"""The four training configs stay in sync: dynoracle vs stock parser differ only in the
+parser block, the *_tagger variants only add a tagger and a morphologizer that share the
+tok2vec (and their zero score weights)."""
+import copy
+from pathlib import Path
+
+import pytest
+from spacy.util import load_config
+
+CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+TAGGING = ("tagger", "morphologizer")
+
+
+def load(name):
+    return copy.deepcopy(dict(load_config(CONFIGS / name, interpolate=False)))
+
+
+def without_parser(cfg):
+    cfg["components"] = dict(cfg["components"])
+    cfg["components"].pop("parser")
+    return cfg
+
+
+def without_tagging(cfg):
+    cfg["nlp"] = dict(cfg["nlp"])
+    cfg["nlp"]["pipeline"] = [p for p in cfg["nlp"]["pipeline"] if p not in TAGGING]
+    cfg["components"] = {k: v for k, v in cfg["components"].items() if k not in TAGGING}
+    cfg["training"] = dict(cfg["training"])
+    cfg["training"]["score_weights"] = {
+        k: v for k, v in cfg["training"]["score_weights"].items()
+        if k not in ("tag_acc", "pos_acc", "morph_acc", "morph_per_feat")}
+    return cfg
+
+
+@pytest.mark.parametrize("dyn,stock", [("dynoracle.cfg", "spacy_parser.cfg"),
+                                       ("dynoracle_tagger.cfg", "spacy_parser_tagger.cfg")])
+def test_stock_baseline_differs_only_in_parser(dyn, stock):
+    a, b = load(dyn), load(stock)
+    assert a["components"]["parser"]["factory"] == "dynoracle_parser"
+    assert b["components"]["parser"]["factory"] == "parser"
+    # same parser model and shared settings
+    for key in ("model", "update_with_oracle_cut_size", "learn_tokens", "min_action_freq", "scorer"):
+        assert a["components"]["parser"][key] == b["components"]["parser"][key], key
+    assert without_parser(a) == without_parser(b)
+
+
+@pytest.mark.parametrize("plain,tagged", [("dynoracle.cfg", "dynoracle_tagger.cfg"),
+                                          ("spacy_parser.cfg", "spacy_parser_tagger.cfg")])
+def test_tagger_pipeline_adds_only_tagging(plain, tagged):
+    a, b = load(plain), load(tagged)
+    assert b["nlp"]["pipeline"] == ["tok2vec", "tagger", "morphologizer", "parser"]
+    for name in TAGGING:
+        listener = b["components"][name]["model"]["tok2vec"]
+        assert listener["@architectures"] == "spacy.Tok2VecListener.v1"   # shares the tok2vec
+        assert b["training"]["score_weights"].get({"tagger": "tag_acc", "morphologizer": "pos_acc"}[name]) == 0.0
+    assert without_tagging(b) == a
