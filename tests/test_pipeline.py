@@ -57,27 +57,42 @@ def test_factory_errors_name_the_choices():
         nlp.add_pipe("dynoracle_parser", config={"explore_prob": 1.5})
 
 
-@pytest.mark.parametrize("oracle", ["dynamic", "static"])
-def test_arc_hybrid_learns(oracle):
-    nlp = make_nlp(oracle=oracle, explore_after_epochs=1, explore_prob=0.9)
+@pytest.mark.parametrize("system,oracle", [
+    ("arc_hybrid", "dynamic"), ("arc_hybrid", "static"),
+    ("arc_eager", "dynamic"),
+])
+def test_arc_hybrid_learns(system, oracle):
+    nlp = make_nlp(transition_system=system, oracle=oracle, explore_after_epochs=1,
+                   explore_prob=0.9)
     train_egs = make_examples(nlp.vocab, 120, seed=1)
     losses = train(nlp, train_egs, epochs=8)
     assert losses[-1] < losses[0] / 2
     assert uas(nlp, make_examples(nlp.vocab, 30, seed=2)) > 0.8
 
 
-def test_nonprojective_training_output_has_no_lifting_labels():
-    """arc_hybrid trains on lifted gold by default; its output is deprojectivized."""
-    nlp = make_nlp()
+@pytest.mark.parametrize("config,lifted", [
+    ({}, False),                                              # exact DP oracle: no lifting
+    ({"oracle": "static"}, True),                             # static: lifted by default
+    ({"projectivize": True}, True),                           # lifting on request
+    ({"transition_system": "arc_eager"}, False),
+    ({"transition_system": "arc_eager", "oracle": "static"}, True),
+])
+def test_nonprojective_training_output_has_no_lifting_labels(config, lifted):
+    """Projective systems train on lifted gold (and deprojectivize their output) only with
+    oracles that need it; the exact dynamic oracles take non-projective gold as it is."""
+    nlp = make_nlp(**config)
     examples = make_examples(nlp.vocab, 60, seed=3, kind="nonprojective", min_len=4)
     train(nlp, examples, epochs=2)
-    assert any("||" in name for name in nlp.get_pipe("dynoracle_parser").move_names)
+    parser = nlp.get_pipe("dynoracle_parser")
+    assert parser.moves.projectivize == lifted
+    assert any("||" in name for name in parser.move_names) == lifted
     for doc in nlp.pipe([Doc(nlp.vocab, words=[t.text for t in eg.reference]) for eg in examples]):
         assert all("||" not in t.dep_ for t in doc)
 
 
-def test_multi_sentence_docs_and_segmentation():
-    nlp = make_nlp()
+@pytest.mark.parametrize("system", ["arc_hybrid", "arc_eager"])
+def test_multi_sentence_docs_and_segmentation(system):
+    nlp = make_nlp(transition_system=system)
     examples = make_examples(nlp.vocab, 80, seed=4, sents_per_doc=3)
     train(nlp, examples, epochs=6)
     for doc in nlp.pipe([Doc(nlp.vocab, words=[t.text for t in eg.reference]) for eg in examples[:20]]):
@@ -87,11 +102,12 @@ def test_multi_sentence_docs_and_segmentation():
             assert all(sent.start <= t.head.i < sent.end for t in sent)
 
 
-@pytest.mark.parametrize("trained", [False, True])
-def test_preset_sentence_boundaries_are_respected(trained):
+@pytest.mark.parametrize("system,trained", [
+    ("arc_hybrid", False), ("arc_hybrid", True), ("arc_eager", False), ("arc_eager", True)])
+def test_preset_sentence_boundaries_are_respected(system, trained):
     """Boundaries set before the parser (senter, sentencizer) are kept: one root per
     sentence, no arc across. Holds for any model, so also for an untrained one."""
-    nlp = make_nlp()
+    nlp = make_nlp(transition_system=system)
     examples = make_examples(nlp.vocab, 40, seed=5, sents_per_doc=2)
     if trained:
         train(nlp, examples, epochs=2)

@@ -12,6 +12,14 @@ A root popped by ROOT gets `_heads[s0] = s0` (the package convention), so for th
 
 and every cost below is O(1 + gold degree), with no per-step bookkeeping.
 
+Oracles: ``dynamic`` is exact for any gold tree. On projective gold (per segment between
+gold cuts, see arc_eager_oracle.pyx) it uses the G&N formulas above; where the segment of
+the buffer front is non-projective it uses the continuation DP of
+arc_eager_nonproj_oracle.md §6 with every stack word labelled L and no RA (arc-hybrid is
+that special case, dp_tabulation.md §8): SHIFT = SH, LEFT = LA, RIGHT/ROOT = RE. So
+non-projective gold is *not* lifted by default. ``goldberg-nivre`` is the formula alone
+(exact on projective gold only); ``static`` trains on lifted gold by default.
+
 Sentences: several roots make several sentences (each root's yield is contiguous because
 the derived forest is projective w.r.t. the virtual root). Preset boundaries
 (`TokenC.sent_start`) are honoured: no arc crosses a preset sentence start, SHIFT cannot
@@ -21,10 +29,14 @@ token that cannot start one (docs/conventions.md).
 from spacy.typedefs cimport attr_t, weight_t
 from spacy.pipeline._parser_internals._state cimport StateC
 
+from spacy.pipeline._parser_internals.stateclass cimport StateClass
+
 from .system_base cimport (
-    DynOracleSystem, GoldC, Transition, SHIFT, LEFT, RIGHT, ROOT, N_MOVES,
+    DynOracleSystem, DynGold, GoldC, Transition, SHIFT, LEFT, RIGHT, ROOT, N_MOVES,
     arc_label_cost, gold_kids_from,
 )
+from .arc_eager_oracle cimport NPOracle, np_scores, NP_SH, NP_LA, NP_RE, NP_NEG
+from .arc_eager import attach_np_table
 
 
 cdef inline bint on_stack(const StateC* st, int x) noexcept nogil:
@@ -175,12 +187,37 @@ cdef class RootArc:
 
 
 cdef class ArcHybrid(DynOracleSystem):
-    """Arc-hybrid: SHIFT, LEFT, RIGHT, ROOT. Projective; by default it trains on spaCy's
-    pseudo-projective lifting of non-projective gold and deprojectivizes its output."""
+    """Arc-hybrid: SHIFT, LEFT, RIGHT, ROOT. Projective trees; with the exact ``dynamic``
+    oracle it trains on non-projective gold as it is (no lifting by default); with
+    ``static`` it trains on spaCy's pseudo-projective lifting and deprojectivizes."""
     name = "arc_hybrid"
     move_types = (SHIFT, LEFT, RIGHT, ROOT)
     arc_move_types = (LEFT, RIGHT)
     projective = True
+    oracles = ("dynamic", "goldberg-nivre", "static")
+    dynamic_oracles = ("dynamic", "goldberg-nivre")
+    nonprojective_oracles = ("dynamic", "goldberg-nivre")
+    cdef bint use_dp
+
+    def set_oracle(self, oracle):
+        DynOracleSystem.set_oracle(self, oracle)
+        self.use_dp = oracle == "dynamic"
+
+    def init_gold(self, StateClass state, example):
+        gold = DynOracleSystem.init_gold(self, state, example)
+        if self.use_dp:
+            attach_np_table(gold)
+        return gold
+
+    def _sim_costs(self, StateClass state, DynGold gold):
+        if self.use_dp:
+            attach_np_table(gold)
+        return DynOracleSystem._sim_costs(self, state, gold)
+
+    def _sim_class_costs(self, StateClass state, DynGold gold):
+        if self.use_dp:
+            attach_np_table(gold)
+        return DynOracleSystem._sim_class_costs(self, state, gold)
 
     cdef Transition init_transition(self, int clas, int move, attr_t label) except *:
         cdef Transition t
@@ -229,6 +266,30 @@ cdef class ArcHybrid(DynOracleSystem):
 
     cdef void move_costs(self, const StateC* st, const GoldC* g, const int* valid,
                          weight_t* cost) noexcept nogil:
+        cdef NPOracle* o = <NPOracle*>g.extra
+        cdef int rho[4]
+        cdef int best = NP_NEG
+        cdef int i, k
+        if self.use_dp and o != NULL and st._b_i < o.n and o.nonproj[st._b_i + 1]:
+            # non-projective segment: the continuation DP (spec nonproj §6), all words L
+            k = st.stack_depth() + 1
+            o.stack[0] = 0
+            o.is_R[0] = 1
+            for i in range(1, k):
+                o.stack[i] = st._stack[i - 1] + 1
+                o.is_R[i] = 0
+            np_scores(o, o.stack, o.is_R, k, st._b_i + 1, rho)
+            if valid[SHIFT] and rho[NP_SH] > best:
+                best = rho[NP_SH]
+            if valid[LEFT] and rho[NP_LA] > best:
+                best = rho[NP_LA]
+            if (valid[RIGHT] or valid[ROOT]) and rho[NP_RE] > best:
+                best = rho[NP_RE]
+            cost[SHIFT] = best - rho[NP_SH] if valid[SHIFT] else 0
+            cost[LEFT] = best - rho[NP_LA] if valid[LEFT] else 0
+            cost[RIGHT] = best - rho[NP_RE] if valid[RIGHT] else 0
+            cost[ROOT] = best - rho[NP_RE] if valid[ROOT] else 0
+            return
         cost[SHIFT] = Shift.move_cost(st, g) if valid[SHIFT] else 0
         cost[LEFT] = LeftArc.move_cost(st, g) if valid[LEFT] else 0
         cost[RIGHT] = RightArc.move_cost(st, g) if valid[RIGHT] else 0

@@ -86,6 +86,8 @@ cdef class DynOracleSystem(TransitionSystem):
     options = {}             # system options (e.g. degree) -> default value
     oracles = ORACLES        # oracle names the system accepts
     dynamic_oracles = ("dynamic",)   # those defined in every state (exploration allowed)
+    nonprojective_oracles = ()       # oracles that train on non-projective gold as it is:
+                                     # with them a projective system does not lift by default
 
     def __init__(self, strings, labels_by_action=None, min_freq=None, *,
                  projectivize=None, oracle="dynamic", **options):
@@ -95,7 +97,7 @@ cdef class DynOracleSystem(TransitionSystem):
             raise ValueError(f"transition system {self.name!r} has no option(s) "
                              f"{sorted(unknown)}; its options are {sorted(self.options) or 'none'}")
         if projectivize is None:
-            projectivize = self.projective
+            projectivize = self.default_projectivize(oracle)
         self.cfg["projectivize"] = bool(projectivize)
         for key, default in self.options.items():
             self.cfg[key] = options.get(key, default)
@@ -106,6 +108,11 @@ cdef class DynOracleSystem(TransitionSystem):
     def __reduce__(self):
         return (_rebuild, (self.__class__, self.strings, self.labels, dict(self.cfg),
                            self.oracle))
+
+    def default_projectivize(self, oracle):
+        """Lift non-projective gold unless the system derives non-projective trees or the
+        oracle handles non-projective gold itself (e.g. arc_eager's exact DP)."""
+        return bool(self.projective) and oracle not in self.nonprojective_oracles
 
     def set_oracle(self, oracle):
         """Choose the oracle whose costs set_costs returns (training only)."""
