@@ -14,6 +14,7 @@ SYSTEMS = {
     "arc_hybrid": ("arc_hybrid", "ArcHybrid"),
     "arc_standard": ("arc_standard", "ArcStandard"),
     "lr_spine": ("lr_spine", "LRSpine"),
+    "attardi": ("attardi", "Attardi"),
     "arc_eager": ("arc_eager", "ArcEager"),
 }
 

@@ -24,6 +24,11 @@ ORACLE_CASES = [
     ("arc_eager", "arc_eager", {}, ("projective", "nonprojective", "multi")),
     ("arc_eager-goldberg-nivre", "arc_eager", {"oracle": "goldberg-nivre"},
      ("projective", "multi-projective")),
+    # attardi (issue 4): exact on every gold tree, covered or not (docs/systems/attardi.md);
+    # "-full": the non-covered fallback without any buffer reduction (spec §2.9)
+    ("attardi2", "attardi", {"degree": 2}, ("projective", "nonprojective", "multi", "uncovered", "partial")),
+    ("attardi3", "attardi", {"degree": 3}, ("projective", "nonprojective", "multi", "uncovered", "partial")),
+    ("attardi2-full", "attardi", {"degree": 2, "uncovered": "exact"}, ("nonprojective", "uncovered")),
 ]
 # name, system, options, gold kinds the static oracle must rebuild
 STATIC_CASES = [
@@ -31,6 +36,8 @@ STATIC_CASES = [
     ("lr_spine", "lr_spine", {"max_k": 2}, ("projective", "multi-projective")),
     ("arc_hybrid", "arc_hybrid", {}, ("projective", "multi-projective")),
     ("arc_eager", "arc_eager", {}, ("projective", "multi-projective")),
+    ("attardi2", "attardi", {"degree": 2}, ("projective", "multi-projective", "covered")),
+    ("attardi3", "attardi", {"degree": 3}, ("projective", "multi-projective", "covered")),
 ]
 # name, system, options of an inexact oracle (exact on projective gold only), compared with
 # the brute force on non-projective gold: disagreement rates are printed (-s)
@@ -40,7 +47,24 @@ INEXACT_CASES = [
 ]
 
 
-def gold_tree(kind, n, rng):
+def covered_by(system, options, gold):
+    """Whether the system derives the gold tree (best reachable loss 0 from the start)."""
+    return BruteForce(gold).minloss(Simulator(system, len(gold), **options)) == 0
+
+
+def gold_tree(kind, n, rng, system=None, options=None):
+    """covered: the tree of a random derivation of the system; uncovered: random trees (at
+    least 4 words) the system does not derive, by the brute force."""
+    if kind == "covered":   # the tree of a random complete derivation: covered by construction
+        sim = Simulator(system, n, **(options or {}))
+        while not sim.is_final():
+            sim.apply(rng.choice(sim.actions()))
+        return sim.heads()
+    if kind == "uncovered":
+        while True:
+            heads = random_forest(max(n, 4), rng, rng.choice(["nonprojective", "multi"]))
+            if not covered_by(system, options or {}, heads):
+                return heads
     if kind == "partial":   # any tree with about 30% of its heads unknown (-1)
         heads = random_forest(n, rng, rng.choice(["projective", "nonprojective", "multi"]))
         return [-1 if rng.random() < 0.3 else h for h in heads]
@@ -52,13 +76,17 @@ def gold_tree(kind, n, rng):
     return random_forest(n, rng, kind)
 
 
-def run_exactness(system, options, kinds, n_states, seed, labels=False):
+def run_exactness(system, options, kinds, n_states, seed, labels=False, paths=None):
+    """Check n_states random states. `paths`, if a dict, counts the states per (gold kind,
+    oracle path) for systems that report which path produced their costs
+    (`moves.last_oracle_path`); covered/uncovered is judged by the brute force."""
     rng = random.Random(seed)
     checked, failures = 0, []
     while checked < n_states:
         kind = kinds[checked % len(kinds)]
         n = rng.randint(1, 5 if labels else 7)
-        gold = gold_tree(kind, n, rng)
+        gold = gold_tree(kind, n, rng, system, options)
+        n = len(gold)
         gold_labels = [rng.choice("ab") for _ in gold] if labels else None
         bf = BruteForce(gold, gold_labels)
         start = Simulator(system, n, labels=("a", "b") if labels else (), **options)
@@ -68,6 +96,12 @@ def run_exactness(system, options, kinds, n_states, seed, labels=False):
                 continue
             errors = check_costs(sim, bf)
             checked += 1
+            if paths is not None:
+                label = kind
+                if kind in ("projective", "nonprojective", "multi", "multi-projective"):
+                    label += "" if bf.minloss(start) == 0 else " (not covered)"
+                key = (label, getattr(sim.moves, "last_oracle_path", None))
+                paths[key] = paths.get(key, 0) + 1
             if errors:
                 failures.append("\n  ".join(errors))
     return checked, failures
@@ -89,8 +123,11 @@ def test_dynamic_oracle_exact_labelled(name, system, options, kinds):
 @pytest.mark.slow
 @pytest.mark.parametrize("name,system,options,kinds", ORACLE_CASES, ids=[c[0] for c in ORACLE_CASES])
 def test_dynamic_oracle_exact_many(name, system, options, kinds):
-    checked, failures = run_exactness(system, options, kinds, n_states=6000, seed=3)
+    paths = {}
+    checked, failures = run_exactness(system, options, kinds, n_states=6000, seed=3, paths=paths)
     print(f"{name}: {checked} states checked, {len(failures)} wrong")
+    for (kind, path), count in sorted(paths.items(), key=str):
+        print(f"  gold {kind:28s} oracle path {path}: {count} states")
     assert checked >= 5000
     assert not failures, f"{len(failures)}/{checked} states wrong:\n" + "\n".join(failures[:5])
 
@@ -100,7 +137,7 @@ def test_static_oracle_rebuilds_gold(name, system, options, kinds):
     rng = random.Random(4)
     for i in range(400):
         kind = kinds[i % len(kinds)]
-        gold = gold_tree(kind, rng.randint(1, 12), rng)
+        gold = gold_tree(kind, rng.randint(1, 12), rng, system, options)
         assert static_rebuilds(system, gold, **options) == gold
 
 

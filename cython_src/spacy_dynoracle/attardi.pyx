@@ -1,0 +1,399 @@
+# cython: language_level=3, infer_types=True, boundscheck=False, wraparound=False, cdivision=True
+# distutils: language = c++
+"""Attardi's non-projective system of degree D (2 or 3), with the exact polynomial-time dynamic
+oracle of Gómez-Rodríguez, Sartorio & Satta (EMNLP 2014). Spec: ../shared/specs/attardi.md;
+the oracle itself lives in attardi_oracle.pyx (plain arrays, no spaCy).
+
+Moves (spec §1.2, k = 1..D): SHIFT; LEFT_k (LEFT = LEFT_1) adds s0 -> s_k and removes s_k from
+the stack; RIGHT_k (RIGHT = RIGHT_1) adds s_k -> s0 and pops s0; ROOT makes s0 a sentence root.
+
+The virtual root (docs/systems/attardi.md, spec §2.10): node 0 sits implicitly below the bottom
+of spaCy's stack, already shifted in the initial state. ROOT is the spec's ra_1 with s1 = node 0
+(valid when s0 is the only stack word). Node 0 is never the head of ra_k for k >= 2 and never a
+dependent, so every root is popped from a one-word stack and each root's words form one
+contiguous sentence (the package convention). The oracle models exactly this system.
+
+Token i is node i+1 for the oracle; the buffer is always the suffix _b_i.. (no _rebuffer).
+"""
+from libc.stdint cimport int32_t
+from libcpp.vector cimport vector
+
+from spacy.typedefs cimport attr_t, weight_t
+from spacy.pipeline._parser_internals._state cimport StateC
+from spacy.pipeline._parser_internals.stateclass cimport StateClass
+
+from .system_base cimport (
+    DynOracleSystem, DynGold, GoldC, Transition, SHIFT, LEFT, RIGHT, ROOT, LEFT_2, RIGHT_2,
+    LEFT_3, RIGHT_3, N_MOVES,
+)
+from .system_base import BACKOFF_LABEL
+from .attardi_oracle cimport (
+    AttardiOracle, OracleGold, AttGold, ORC_MAX_T, PATH_GUARD,
+)
+
+UNCOVERED_POLICIES = ("local", "exact", "skip")
+
+
+cdef inline int left_move(int k) noexcept nogil:
+    return LEFT if k == 1 else (LEFT_2 if k == 2 else LEFT_3)
+
+
+cdef inline int right_move(int k) noexcept nogil:
+    return RIGHT if k == 1 else (RIGHT_2 if k == 2 else RIGHT_3)
+
+
+cdef inline bint complete(const StateC* st, const GoldC* g, int x) noexcept nogil:
+    """Every gold dependent of x is attached already (spec §1.3)."""
+    for j in range(g.kid_start[x], g.kid_start[x + 1]):
+        if st._heads[g.kids[j]] == -1:
+            return 0
+    return 1
+
+
+cdef class Shift:
+    """Push the first word of the buffer.
+
+    Validity: the buffer is not empty, and b0 does not start a preset sentence while the
+        stack holds words (of the previous sentence).
+    Cost: oracle (attardi_oracle.costs, spec §2.6).
+    Action: push b0.
+    """
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
+        if st.buffer_length() == 0:
+            return 0
+        return st.stack_depth() == 0 or not st.is_sent_start(st.B(0))
+
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil:
+        st.push()
+
+    @staticmethod
+    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
+        return 0     # costs come from move_costs (all moves at once); see set_costs
+
+
+cdef class LeftK:
+    """LEFT_k: attach s_k to s0 and remove s_k from the stack (la_k of spec §1.2).
+
+    Validity: at least k+1 words on the stack (node 0 is never a dependent, [fix] §1.2).
+    Cost: oracle.
+    Action: arc s0 -> s_k, erase s_k; the words above it keep their order.
+    """
+    @staticmethod
+    cdef inline bint valid_k(const StateC* st, int k) noexcept nogil:
+        return st.stack_depth() >= k + 1
+
+    @staticmethod
+    cdef inline int do_k(StateC* st, int k, attr_t label) noexcept nogil:
+        st.add_arc(st.S(0), st.S(k), label)
+        st._stack.erase(st._stack.begin() + (st._stack.size() - 1 - k))
+
+    @staticmethod
+    cdef bint is_valid1(const StateC* st, attr_t label) noexcept nogil:
+        return LeftK.valid_k(st, 1)
+
+    @staticmethod
+    cdef bint is_valid2(const StateC* st, attr_t label) noexcept nogil:
+        return LeftK.valid_k(st, 2)
+
+    @staticmethod
+    cdef bint is_valid3(const StateC* st, attr_t label) noexcept nogil:
+        return LeftK.valid_k(st, 3)
+
+    @staticmethod
+    cdef int transition1(StateC* st, attr_t label) noexcept nogil:
+        return LeftK.do_k(st, 1, label)
+
+    @staticmethod
+    cdef int transition2(StateC* st, attr_t label) noexcept nogil:
+        return LeftK.do_k(st, 2, label)
+
+    @staticmethod
+    cdef int transition3(StateC* st, attr_t label) noexcept nogil:
+        return LeftK.do_k(st, 3, label)
+
+
+cdef class RightK:
+    """RIGHT_k: attach s0 to s_k and pop it (ra_k of spec §1.2).
+
+    Validity: at least k+1 words on the stack (ra_1 onto node 0 is ROOT; ra_k, k >= 2, never
+        takes node 0 as head: package convention).
+    Cost: oracle.
+    Action: arc s_k -> s0, pop.
+    """
+    @staticmethod
+    cdef inline bint valid_k(const StateC* st, int k) noexcept nogil:
+        return st.stack_depth() >= k + 1
+
+    @staticmethod
+    cdef inline int do_k(StateC* st, int k, attr_t label) noexcept nogil:
+        st.add_arc(st.S(k), st.S(0), label)
+        st.pop()
+
+    @staticmethod
+    cdef bint is_valid1(const StateC* st, attr_t label) noexcept nogil:
+        return RightK.valid_k(st, 1)
+
+    @staticmethod
+    cdef bint is_valid2(const StateC* st, attr_t label) noexcept nogil:
+        return RightK.valid_k(st, 2)
+
+    @staticmethod
+    cdef bint is_valid3(const StateC* st, attr_t label) noexcept nogil:
+        return RightK.valid_k(st, 3)
+
+    @staticmethod
+    cdef int transition1(StateC* st, attr_t label) noexcept nogil:
+        return RightK.do_k(st, 1, label)
+
+    @staticmethod
+    cdef int transition2(StateC* st, attr_t label) noexcept nogil:
+        return RightK.do_k(st, 2, label)
+
+    @staticmethod
+    cdef int transition3(StateC* st, attr_t label) noexcept nogil:
+        return RightK.do_k(st, 3, label)
+
+
+cdef class RootArc:
+    """Make s0 a sentence root: the spec's ra_1 with s1 = node 0, then pop.
+
+    Validity: s0 is the only stack word, and b0 (if any) may start a sentence.
+    Cost: oracle.
+    Action: s0 points to itself, pop; b0 starts the next sentence.
+    """
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
+        return (st.stack_depth() == 1
+                and (st.buffer_length() == 0 or not st.cannot_sent_start(st.B(0))))
+
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil:
+        st._heads[st.S(0)] = st.S(0)
+        st.pop()
+
+
+cdef weight_t no_cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
+    return 0
+
+
+cdef class Attardi(DynOracleSystem):
+    """Attardi's system of degree 2 (default) or 3: SHIFT, LEFT_k, RIGHT_k, ROOT. Derives
+    non-projective trees directly (no lifting)."""
+    name = "attardi"
+    projective = False
+    bruteforce_arc_monotone = True    # heads never change; moves depend on stack/buffer only
+    options = {"degree": 2, "uncovered": "local", "exact_costs": True, "prune": False,
+               "budget": 3000000, "max_rho": 400}
+
+    cdef public AttardiOracle oracle_
+    cdef int D
+    cdef vector[int] _nodes
+    cdef public object doc_counts
+
+    def __init__(self, strings, labels_by_action=None, min_freq=None, *, projectivize=None,
+                 oracle="dynamic", **options):
+        D = int(options.get("degree", 2))
+        if D not in (2, 3):
+            raise ValueError(f"attardi: degree must be 2 or 3, got {D}")
+        unc = options.get("uncovered", "local")
+        if unc not in UNCOVERED_POLICIES:
+            raise ValueError(f"attardi: uncovered must be one of {UNCOVERED_POLICIES}, got {unc!r}")
+        self.D = D
+        self.oracle_ = AttardiOracle(D, root_ra1=True,
+                                     prune=bool(options.get("prune", False)),
+                                     exact=bool(options.get("exact_costs", True)),
+                                     uncovered_mode=1 if unc == "local" else 0,
+                                     budget=int(options.get("budget", 3000000)),
+                                     max_m=int(options.get("max_rho", 400)))
+        self.doc_counts = {"covered": 0, "uncovered": 0, "skipped": 0, "partial": 0}
+        if projectivize:
+            raise ValueError("attardi derives non-projective trees: projectivize must be false")
+        DynOracleSystem.__init__(self, strings, labels_by_action, min_freq,
+                                 projectivize=False, oracle=oracle, **options)
+
+    @property
+    def move_types(self):
+        if self.D == 3:
+            return (SHIFT, LEFT, RIGHT, ROOT, LEFT_2, RIGHT_2, LEFT_3, RIGHT_3)
+        return (SHIFT, LEFT, RIGHT, ROOT, LEFT_2, RIGHT_2)
+
+    @property
+    def arc_move_types(self):
+        if self.D == 3:
+            return (LEFT, RIGHT, LEFT_2, RIGHT_2, LEFT_3, RIGHT_3)
+        return (LEFT, RIGHT, LEFT_2, RIGHT_2)
+
+    @property
+    def degree(self):
+        return self.D
+
+    def oracle_stats(self):
+        """How often each oracle path ran (states) and how gold documents were treated."""
+        out = dict(self.oracle_.stats())
+        out.update({f"docs_{k}": v for k, v in self.doc_counts.items()})
+        return out
+
+    @property
+    def last_oracle_path(self):
+        """The oracle path that produced the last costs (tests report it)."""
+        return self.oracle_.last_path_name
+
+    cdef Transition init_transition(self, int clas, int move, attr_t label) except *:
+        cdef Transition t
+        t.clas = clas
+        t.move = move
+        t.label = label
+        t.score = 0
+        t.get_cost = no_cost
+        if move == SHIFT:
+            t.is_valid = Shift.is_valid
+            t.do = Shift.transition
+        elif move == ROOT:
+            t.is_valid = RootArc.is_valid
+            t.do = RootArc.transition
+        elif move == LEFT:
+            t.is_valid = LeftK.is_valid1
+            t.do = LeftK.transition1
+        elif move == LEFT_2:
+            t.is_valid = LeftK.is_valid2
+            t.do = LeftK.transition2
+        elif move == LEFT_3 and self.D >= 3:
+            t.is_valid = LeftK.is_valid3
+            t.do = LeftK.transition3
+        elif move == RIGHT:
+            t.is_valid = RightK.is_valid1          # ra_1 between two words
+            t.do = RightK.transition1
+        elif move == RIGHT_2:
+            t.is_valid = RightK.is_valid2
+            t.do = RightK.transition2
+        elif move == RIGHT_3 and self.D >= 3:
+            t.is_valid = RightK.is_valid3
+            t.do = RightK.transition3
+        else:
+            raise ValueError(f"attardi (degree {self.D}) has no move {move}")
+        return t
+
+    cdef void move_validity(self, const StateC* st, int* valid) noexcept nogil:
+        cdef int d = st.stack_depth()
+        for m in range(N_MOVES):
+            valid[m] = 0
+        valid[SHIFT] = Shift.is_valid(st, 0)
+        valid[ROOT] = RootArc.is_valid(st, 0)
+        valid[LEFT] = d >= 2
+        valid[RIGHT] = d >= 2
+        valid[LEFT_2] = d >= 3
+        valid[RIGHT_2] = d >= 3
+        if self.D >= 3:
+            valid[LEFT_3] = d >= 4
+            valid[RIGHT_3] = d >= 4
+
+    cdef void move_arcs(self, const StateC* st, int* head, int* child) noexcept nogil:
+        for m in range(N_MOVES):
+            head[m] = -1
+            child[m] = -1
+        for k in range(1, self.D + 1):
+            head[left_move(k)] = st.S(0)
+            child[left_move(k)] = st.S(k)
+            head[right_move(k)] = st.S(k)
+            child[right_move(k)] = st.S(0)
+        head[ROOT] = st.S(0)
+        child[ROOT] = st.S(0)
+
+    cdef void move_costs(self, const StateC* st, const GoldC* gold, const int* valid,
+                         weight_t* cost) noexcept nogil:
+        """All move costs at once from the oracle (spec §2.6/§2.7) on the node-level
+        configuration: stack [0, S(d-1)+1, ..., S(0)+1], buffer from _b_i + 1."""
+        cdef int want[ORC_MAX_T]
+        cdef int out[ORC_MAX_T]
+        cdef int d = st.stack_depth()
+        cdef int k, i
+        cdef const AttGold* g
+        for m in range(N_MOVES):
+            cost[m] = 0
+        if gold.extra != NULL:
+            g = <const AttGold*>gold.extra
+        else:
+            self.oracle_.scratch_gold.build(gold.heads, gold.length, self.D, True)
+            g = &self.oracle_.scratch_gold.c
+        self._nodes.resize(d + 1)
+        self._nodes[0] = 0
+        for i in range(d):
+            self._nodes[i + 1] = st.S(d - 1 - i) + 1
+        want[0] = valid[SHIFT]
+        for k in range(1, self.D + 1):
+            want[2 * k - 1] = valid[left_move(k)]
+            want[2 * k] = valid[right_move(k)] or (k == 1 and valid[ROOT])
+        self.oracle_.costs(g, self._nodes.data(), d + 1, st._b_i + 1, want, out)
+        cost[SHIFT] = out[0]
+        for k in range(1, self.D + 1):
+            cost[left_move(k)] = out[2 * k - 1]
+            cost[right_move(k)] = out[2 * k]
+        cost[ROOT] = out[2]
+
+    cdef int static_move(self, const StateC* st, const GoldC* g) noexcept nogil:
+        """Cohen et al.'s canonical static oracle (spec §1.3): attach as soon as the dependent
+        is complete, LEFT_k before RIGHT_k, smaller k first, else SHIFT."""
+        cdef int valid[N_MOVES]
+        cdef int d = st.stack_depth()
+        cdef int s0 = st.S(0)
+        cdef int k, x
+        self.move_validity(st, valid)
+        if d >= 1:
+            for k in range(1, self.D + 1):
+                if d >= k + 1:
+                    x = st.S(k)
+                    if g.heads[x] == s0 and complete(st, g, x):
+                        return left_move(k)
+            if complete(st, g, s0):
+                if g.heads[s0] == s0 and valid[ROOT]:
+                    return ROOT
+                for k in range(1, self.D + 1):
+                    if d >= k + 1 and g.heads[s0] == st.S(k):
+                        return right_move(k)
+        if valid[SHIFT]:
+            return SHIFT
+        # off the gold path, or gold that conflicts with preset sentence starts
+        if valid[RIGHT]:
+            return RIGHT
+        if valid[ROOT]:
+            return ROOT
+        return LEFT if valid[LEFT] else -1
+
+    # ---- gold ------------------------------------------------------------------------
+    def _oracle_gold(self, heads):
+        return OracleGold([(-1 if h is None else h) for h in heads], self.D, True)
+
+    def init_gold(self, StateClass state, example):
+        cdef DynGold gold = DynOracleSystem.init_gold(self, state, example)
+        cdef OracleGold og = OracleGold()
+        og.build(gold.c.heads, gold.c.length, self.D, True)
+        gold.extra_obj = og
+        gold.c.extra = <void*>&og.c
+        if og.c.n_unknown:
+            self.doc_counts["partial"] += 1
+        elif og.c.covered:
+            self.doc_counts["covered"] += 1
+        else:
+            self.doc_counts["uncovered"] += 1
+        return gold
+
+    def has_gold(self, eg, start=0, end=None):
+        if not DynOracleSystem.has_gold(self, eg, start, end):
+            return False
+        if self.cfg.get("uncovered") != "skip":
+            return True
+        key = f"attardi{self.D}_covered"
+        data = eg.reference.user_data
+        if key not in data:
+            heads, _ = eg.get_aligned_parse(projectivize=False)
+            og = self._oracle_gold(heads)
+            data[key] = bool(og.covered) or og.n_unknown > 0
+            if not data[key]:
+                self.doc_counts["skipped"] += 1
+        return data[key]
+
+    def is_covered(self, heads):
+        """Whether the system derives this gold tree (token heads, root = self)."""
+        return self._oracle_gold(heads).covered

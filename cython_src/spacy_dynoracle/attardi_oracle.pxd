@@ -1,0 +1,86 @@
+# The dynamic oracle of Attardi's non-projective system (degree D), over plain arrays.
+# Spec: ../shared/specs/attardi.md. Knows nothing of spaCy.
+#
+# Nodes are 0..n: node 0 is the artificial root, word i (0-based token) is node i+1.
+# A configuration is (stack, b): stack[0..ls) bottom->top with stack[0] == 0, and the
+# buffer is the suffix b..n (spec §1.1). Transitions are numbered
+#     t = 0: sh,   t = 2k-1: la_k,   t = 2k: ra_k      (k = 1..D)
+# so a state has 2D+1 transition slots.
+from libc.stdint cimport int32_t, uint64_t
+from libcpp.vector cimport vector
+from libcpp.unordered_map cimport unordered_map
+from libcpp.utility cimport pair
+
+
+cdef enum:
+    ORC_INF = 1000000       # unreachable (never returned for legal states)
+    ORC_GUARD = -2          # the size/time guard stopped the search
+    ORC_MAX_T = 7           # 2*D+1 for D <= 3
+    ORC_MAX_D = 3
+
+# which path produced the costs of a state (counted, reported by the Simulator)
+cdef enum:
+    PATH_FAST = 0           # zero-future fast path only, no table (spec §2.7)
+    PATH_TABLE = 1          # tabular search with buffer reduction (+ pruning): covered gold
+    PATH_FULL = 2           # tabular search without reduction/pruning: gold not covered (§2.9)
+    PATH_PARTIAL = 3        # gold with unknown heads: full search, unknown arcs cost 0
+    PATH_GUARD = 4          # guard tripped: documented fallback (all valid moves cost 0)
+    PATH_LOCAL = 5          # not covered, reduction restricted to locally covered fragments
+    N_PATHS = 6
+
+
+cdef struct AttGold:
+    int n                   # words; nodes are 0..n
+    int n_unknown           # words whose gold head is unknown (-1)
+    int covered             # 1 if the static policy derives the whole gold tree (§1.3)
+    int* head               # head[x] for x in 0..n; head[0] = -1; -1 = unknown
+    int* kid_start          # CSR gold children of node x: kids[kid_start[x]:kid_start[x+1]]
+    int* kids
+    int* post               # post-order of the nodes reachable from 0 (children first)
+    int n_post
+    int* lcov               # lcov[x] = 1 if the gold subtree of x is derivable on its own
+                            #   (its yield contiguous and covered); used by PATH_LOCAL
+
+
+cdef class OracleGold:
+    cdef vector[int] _head, _kid_start, _kids, _post, _lcov
+    cdef AttGold c
+    cdef void build(self, const int32_t* heads, int n_tokens, int D, bint root_ra1) noexcept nogil
+
+
+cdef class AttardiOracle:
+    cdef readonly int D
+    cdef public bint root_ra1       # package convention: only ra_1 may attach to node 0
+    cdef public bint prune          # the paper's pruning of buffer-only spans (covered gold)
+    cdef public bint exact          # exact non-zero cost values (else lower bounds, §2.7)
+    cdef public int uncovered_mode  # 0: full search (§2.9 opt. 2); 1: local reduction
+    cdef public long budget         # guard: max combinations per search
+    cdef public int max_m           # guard: max |rho| per search
+    cdef public int last_path
+    cdef long[N_PATHS] counts
+    cdef public long n_searches
+    cdef public long n_combos
+    cdef public long max_combos
+
+    cdef OracleGold scratch_gold
+    # scratch
+    cdef vector[int] _pending, _st, _st2, _rho, _lo, _hi, _cnt, _nbad, _flag
+    cdef vector[int] _cstart, _clen
+    cdef vector[uint64_t] _keys
+    cdef vector[int] _vals
+    cdef unordered_map[uint64_t, int] _acc
+    cdef vector[int] _a
+
+    cdef bint zero_future(self, const AttGold* g, const int* stack, int ls, int b) noexcept nogil
+    cdef int reduce(self, const AttGold* g, const int* stack, int ls, int b, bint local) noexcept nogil
+    cdef int search(self, const AttGold* g, const int* rho, int m, int l, bint prune) noexcept nogil
+    cdef int future_loss(self, const AttGold* g, const int* stack, int ls, int b) noexcept nogil
+    cdef int apply(self, int t, const int* stack, int ls, int b, int* out, int* ls2, int* b2,
+                   int* head, int* dep) noexcept nogil
+    cdef int costs(self, const AttGold* g, const int* stack, int ls, int b, const int* want,
+                   int* out) noexcept nogil
+    cdef void _tally(self, long combos) noexcept nogil
+    cdef void _add(self, const int* sa, const int* G, int D, int v) noexcept nogil
+    cdef void _gen_alpha(self, int i, int D, vector[pair[uint64_t, int]]* out) noexcept nogil
+    cdef int static_next(self, const AttGold* g, const int* stack, int ls, int b,
+                         const int* pending) noexcept nogil
