@@ -10,7 +10,7 @@ from libc.stdint cimport int32_t
 from libcpp.vector cimport vector
 
 cdef enum:
-    LRS_MAXK = 8           # largest supported cap
+    LRS_MAXK = 4           # largest supported cap
     LRS_INF = 1 << 28
     LRS_UNKNOWN = -2       # gold head unknown
 
@@ -52,6 +52,7 @@ cdef class LRSWork:
     """Scratch of the DP, reused across states (one per transition system)."""
     cdef vector[vector[Entry]] cells
     cdef vector[int] mark, R, rootR, maxL, maxR
+    cdef vector[char] drop
     cdef vector[LRSElem] succ
     cdef vector[LRSElem] SL
     cdef int K

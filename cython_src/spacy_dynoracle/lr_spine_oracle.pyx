@@ -30,6 +30,11 @@ costs are still >= 0 with a zero-cost move among those asked for.
 """
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset
+from libcpp.algorithm cimport sort
+
+
+cdef bint root_before(const Entry& a, const Entry& b) noexcept nogil:
+    return a.root < b.root
 
 
 cdef inline int dlt(const LRSGold* g, int h, int d) noexcept nogil:
@@ -163,38 +168,50 @@ cdef class LRSWork:
         return 0
 
     cdef void insert(self, vector[Entry]* cell, Entry* e, int i, int j) noexcept nogil:
-        cdef size_t t
+        """Prune (restriction 1) and append; duplicates go when the cell is complete."""
         self.prune_ls_at(&e.ls, i)
         self.prune_rs_at(&e.rs, j)
-        for t in range(cell.size()):
-            if same_key(&cell[0][t], e):
-                if e.loss < cell[0][t].loss:
-                    cell[0][t].loss = e.loss
-                return
         cell.push_back(e[0])
 
     cdef void dominance(self, vector[Entry]* cell) noexcept nogil:
-        """Restriction 2, with depths (see the module docstring)."""
-        cdef size_t a, b, keep = 0
+        """Exact duplicates (keep the smaller loss), then restriction 2 with depths (see
+        the module docstring). Entries are grouped by root first: only entries with the
+        same root compare, so a cell costs O(E log E + sum of squared group sizes)."""
+        cdef size_t a, b, lo, hi, keep = 0
         cdef size_t size = cell.size()
-        cdef bint dominated
+        cdef Entry* E
         if size < 2:
             return
-        cdef vector[char] drop
-        drop.resize(size, 0)
+        sort(cell.begin(), cell.end(), root_before)
+        E = cell.data()
+        if <size_t>self.drop.size() < size:
+            self.drop.resize(size)
         for a in range(size):
-            for b in range(size):
-                if a == b or drop[b]:
+            self.drop[a] = 0
+        lo = 0
+        while lo < size:
+            hi = lo + 1
+            while hi < size and E[hi].root == E[lo].root:
+                hi += 1
+            for a in range(lo, hi):
+                if self.drop[a]:
                     continue
-                if (cell[0][b].root == cell[0][a].root
-                        and cell[0][b].loss <= cell[0][a].loss
-                        and covers(&cell[0][a].ls, &cell[0][b].ls)
-                        and covers(&cell[0][a].rs, &cell[0][b].rs)):
-                    drop[a] = 1
-                    break
+                for b in range(lo, hi):
+                    if a == b or self.drop[b]:
+                        continue
+                    if same_key(&E[a], &E[b]):
+                        if E[b].loss < E[a].loss or (E[b].loss == E[a].loss and b < a):
+                            self.drop[a] = 1
+                            break
+                        continue
+                    if (E[b].loss <= E[a].loss and covers(&E[a].ls, &E[b].ls)
+                            and covers(&E[a].rs, &E[b].rs)):
+                        self.drop[a] = 1
+                        break
+            lo = hi
         for a in range(size):
-            if not drop[a]:
-                cell[0][keep] = cell[0][a]
+            if not self.drop[a]:
+                E[keep] = E[a]
                 keep += 1
         cell.resize(keep)
 
@@ -333,7 +350,7 @@ cdef class LRSWork:
                             append(&ne.rs, r, dx + 1, K)
                             self.insert(&self.cells[(i - 1) * lR + j], &ne, i, j + 1)
         best = LRS_INF
-        cell = &self.cells[(lL - 1) * lR + (lR - 1)]
+        cell = &self.cells[(lL - 1) * lR + (lR - 1)]     # (duplicates do not matter here)
         for s in range(<int>cell.size()):
             if cell[0][s].root == 0 and cell[0][s].loss < best:
                 best = cell[0][s].loss
@@ -428,3 +445,30 @@ cdef class LRSpineGold:
     @property
     def projective(self):
         return bool(self.c.projective)
+
+
+def lrs_values(LRSWork work, LRSpineGold gold, elems, int b):
+    """Python access (tests): δ(arc) + F(successor) for sh, la_1..K, ra_1..K (None where
+    not valid) for elements given bottom -> top as (left spine, right spine), node lists
+    root first, in oracle space (node 0 = the virtual root)."""
+    cdef vector[LRSElem] el
+    cdef LRSElem e
+    cdef int K = work.K
+    cdef int want[2 * LRS_MAXK + 1]
+    cdef int val[2 * LRS_MAXK + 1]
+    cdef int t
+    for ls, rs in elems:
+        if ls[0] != rs[0]:
+            raise ValueError("the spines of an element share its root")
+        e.root = ls[0]
+        e.nl = min(len(ls), K)
+        e.nr = min(len(rs), K)
+        for t in range(e.nl):
+            e.ls[t] = ls[t]
+        for t in range(e.nr):
+            e.rs[t] = rs[t]
+        el.push_back(e)
+    for t in range(2 * K + 1):
+        want[t] = 1
+    work.values(&gold.c, el.data(), el.size(), b, want, val)
+    return [None if val[t] >= LRS_INF else val[t] for t in range(2 * K + 1)]

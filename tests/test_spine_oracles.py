@@ -1,0 +1,181 @@
+"""arc_standard and lr_spine (issue 5) beyond the shared brute force (test_oracles.py):
+the spec's fixtures on the oracle modules directly, options, and training in spaCy.
+
+Fixtures: ../shared/specs/lr_spine_and_arc_standard.md §4 (node 0 is the virtual root, gold
+heads `gh` in node space with gh[0] = -1).
+"""
+import random
+
+import pytest
+import spacy
+from spacy.tokens import Doc
+
+from spacy_dynoracle import load_compiled
+from spacy_dynoracle.testing import Simulator
+from synthetic import make_examples
+
+
+def token_heads(gh):
+    """Node-space gold heads (gh[0] = -1) -> token heads (a root points to itself)."""
+    return [d - 1 if h == 0 else h - 1 for d, h in enumerate(gh) if d > 0]
+
+
+# gh, stack (nodes, bottom -> top), b, F, costs
+ARC_STANDARD_FIXTURES = [
+    ([-1, 2, 0, 2, 2, 4, 2], [0, 1, 2], 4, 0, {"sh": 0, "la": 0, "ra": 4}),     # A1
+    ([-1, 2, 3, 0, 3, 0, 0], [0, 2, 3], 4, 0, {"sh": 0, "la": 0, "ra": 3}),     # A2 (P1)
+    ([-1, 3, 1, 0, 5, 3, 3], [0, 3, 6], 7, 0, {"la": 2, "ra": 0}),              # A3
+    ([-1, 3, 0, 5, 0, 0], [0, 2], 3, 1, {"sh": 0, "ra": 0}),                    # A4 non-proj.
+]
+
+
+@pytest.mark.parametrize("gh,stack,b,F,costs", ARC_STANDARD_FIXTURES)
+@pytest.mark.parametrize("force_general", [False, True])
+def test_arc_standard_fixtures(gh, stack, b, F, costs, force_general):
+    oracle = load_compiled("arc_standard_oracle").ArcStandardOracle(
+        token_heads(gh), force_general)
+    n = len(gh) - 1
+    assert oracle.paper_exact == (not force_general and gh != [-1, 3, 0, 5, 0, 0])
+    assert oracle.future(stack, b) == F
+
+    def delta(h, d):
+        return int(gh[d] != h)
+
+    vals = {}
+    if b <= n:
+        vals["sh"] = oracle.future(stack + [b], b + 1)
+    if len(stack) >= 3:
+        vals["la"] = delta(stack[-1], stack[-2]) + oracle.future(stack[:-2] + stack[-1:], b)
+    if len(stack) >= 2:
+        vals["ra"] = delta(stack[-2], stack[-1]) + oracle.future(stack[:-1], b)
+    assert min(vals.values()) == F                      # Bellman consistency (spec §4.3)
+    assert {t: v - F for t, v in vals.items()} == costs
+
+
+# gh, stack [(ls, rs)] bottom -> top, b, costs with the cap K = 4 (the spec's are uncapped)
+LR_SPINE_FIXTURES = [
+    ([-1, 2, 0, 2, 0, 4, 0, 6], [([0], [0, 2, 3]), ([4], [4])], 5,
+     {"sh": 0, "ra_1": 0, "ra_2": 1, "ra_3": 1}),                                   # S1
+    ([-1, 0, 3, 1, 3, 1, 1, 1], [([0], [0]), ([1], [1, 3, 4]), ([5], [5])], 6,
+     {"sh": 1, "la_1": 4, "ra_1": 0, "ra_2": 1, "ra_3": 1}),                       # S2
+    # S3: uncapped, ra_4 costs 1; with K = 4 it puts 5 at depth 5, dead although 6 is its
+    # gold dependent, so it costs 2
+    ([-1, 3, 1, 0, 3, 3, 5], [([0], [0, 2, 3, 4]), ([5], [5])], 6,
+     {"sh": 0, "ra_1": 1, "ra_2": 1, "ra_3": 0, "ra_4": 2}),                       # S3
+    ([-1, 0, 3, 6, 5, 6, 1], [([0], [0]), ([1], [1]), ([2], [2, 3]), ([4], [4]), ([5], [5]),
+                              ([6], [6])], 7, {"la_1": 0, "ra_1": 2}),            # S4 (P2)
+]
+
+
+def lr_spine_costs(gh, elems, b, K):
+    mod = load_compiled("lr_spine_oracle")
+    vals = mod.lrs_values(mod.LRSWork(K), mod.LRSpineGold(token_heads(gh)), elems, b)
+    names = ["sh"] + [f"la_{k}" for k in range(1, K + 1)] + [f"ra_{k}" for k in range(1, K + 1)]
+    best = min(v for v in vals if v is not None)
+    return {name: v - best for name, v in zip(names, vals) if v is not None}
+
+
+@pytest.mark.parametrize("gh,elems,b,costs", LR_SPINE_FIXTURES)
+def test_lr_spine_fixtures(gh, elems, b, costs):
+    assert lr_spine_costs(gh, elems, b, K=4) == costs
+
+
+def test_lr_spine_fixture_nonprojective_is_the_papers_approximation():
+    """S5: on non-projective gold the tabular DP is not exact (spec §3.9): the exact
+    costs are sh 0, ra_1 1; the DP, like the paper's, calls ra_1 free."""
+    gh = [-1, 4, 1, 7, 0, 4, 2, 4]
+    assert lr_spine_costs(gh, [([0], [0]), ([1], [1])], 2, K=4) == {"sh": 0, "ra_1": 0}
+
+
+def test_lr_spine_cap_changes_costs():
+    """S3 with the cap at 3 (spec P12): node 4 is dead, ra_4 does not exist, and the gold
+    attachment ra_3 is no longer free: it would put 5 at depth 4, dead before it takes its
+    gold dependent 6. The exact capped oracle defers it (sh, then ra_1 5 -> 6, then ra_3)."""
+    gh = [-1, 3, 1, 0, 3, 3, 5]
+    costs = lr_spine_costs(gh, [([0], [0, 2, 3, 4]), ([5], [5])], 6, K=3)
+    assert costs == {"sh": 0, "ra_1": 1, "ra_2": 1, "ra_3": 1}
+
+
+def test_lr_spine_max_k_option():
+    assert Simulator("lr_spine", 4, max_k=2).actions() == ["SHIFT"]
+    names = Simulator("lr_spine", 4, max_k=3).moves.move_types
+    assert len(names) == 8
+    assert len(Simulator("lr_spine", 4, max_k=1).moves.move_types) == 4
+    with pytest.raises(ValueError, match="max_k"):
+        Simulator("lr_spine", 4, max_k=4)
+    with pytest.raises(ValueError, match="max_k"):
+        Simulator("arc_standard", 4, max_k=2)
+
+
+def test_lr_spine_spine_attachment_on_statec():
+    """LEFT_k/RIGHT_k attach to the k-th spine node, read off StateC's arcs."""
+    sim = Simulator("lr_spine", 5, max_k=2)
+    for a in ["SHIFT", "SHIFT", "RIGHT", "SHIFT"]:     # 0 -> 1, then push 2
+        sim.apply(a)
+    assert sim.actions() == ["SHIFT", "LEFT", "RIGHT", "RIGHT_2"]
+    sim.apply("RIGHT_2")                               # rs(0) = [0, 1]: 1 -> 2
+    assert sim.heads()[:3] == [-1, 0, 1]
+    sim.apply("SHIFT").apply("SHIFT").apply("LEFT")    # 4 -> 3
+    assert sim.stack() == [0, 4] and sim.buffer() == []
+    assert sim.actions() == ["LEFT", "RIGHT", "LEFT_2", "RIGHT_2"]    # ls(4) = [4, 3]
+    sim.apply("RIGHT_2")                               # rs(0) = [0, 1, 2]: 1 -> 4
+    assert sim.heads() == [-1, 0, 1, 4, 1]
+    assert sim.actions() == ["ROOT"]
+    assert sim.apply("ROOT").is_final() and sim.heads()[0] == 0
+
+
+@pytest.mark.parametrize("preset", [False, True])
+def test_lr_spine_virtual_root_spine(preset):
+    """With s0 alone on the stack, RIGHT_2 attaches it to the last root (the virtual
+    root's right spine), unless s0 starts a preset sentence."""
+    sim = Simulator("lr_spine", 3, max_k=2, sent_starts=[1, 1 if preset else 0, 0])
+    sim.apply("SHIFT").apply("ROOT").apply("SHIFT")
+    assert ("RIGHT_2" in sim.actions()) != preset
+    if not preset:
+        sim.apply("RIGHT_2")
+        assert sim.heads()[:2] == [0, 0]
+
+
+def make_nlp(**config):
+    nlp = spacy.blank("xx")
+    config.setdefault("min_action_freq", 1)
+    nlp.add_pipe("dynoracle_parser", config=config)
+    return nlp
+
+
+def train_and_score(nlp, kind, epochs=6):
+    random.seed(0)
+    spacy.util.fix_random_seed(0)
+    examples = make_examples(nlp.vocab, 100, seed=1, kind=kind)
+    nlp.initialize(lambda: examples)
+    parser = nlp.get_pipe("dynoracle_parser")
+    for epoch in range(epochs):
+        parser.epoch = epoch
+        random.shuffle(examples)
+        for i in range(0, len(examples), 8):
+            nlp.update(examples[i:i + 8], drop=0.0)
+    right = total = 0
+    for eg in make_examples(nlp.vocab, 30, seed=2, kind=kind):
+        doc = nlp(Doc(nlp.vocab, words=[t.text for t in eg.reference]))
+        right += sum(t.head.i == g.head.i for t, g in zip(doc, eg.reference))
+        total += len(doc)
+    return right / total
+
+
+@pytest.mark.parametrize("system,config", [("arc_standard", {}),
+                                           ("lr_spine", {"max_k": 2}),
+                                           ("lr_spine", {"oracle": "static"})])
+def test_systems_learn(system, config):
+    nlp = make_nlp(transition_system=system, **config)
+    assert train_and_score(nlp, "projective") > 0.8
+
+
+def test_arc_standard_trains_on_raw_nonprojective_trees():
+    """The exact oracle needs no lifting: no decorated labels, no deprojectivization."""
+    nlp = make_nlp(transition_system="arc_standard")
+    parser = nlp.get_pipe("dynoracle_parser")
+    assert parser.moves.projectivize is False
+    train_and_score(nlp, "nonprojective", epochs=1)
+    assert not any("||" in name for name in parser.move_names)
+    lifted = make_nlp(transition_system="arc_standard", projectivize=True)
+    assert lifted.get_pipe("dynoracle_parser").moves.projectivize is True
