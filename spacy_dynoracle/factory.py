@@ -71,8 +71,9 @@ def make_dynoracle_parser(
         epochs < k), then follow the model's prediction with probability explore_prob.
     explore_prob (float): p - probability of following the model once exploring.
     projectivize (Optional[bool]): train on spaCy's pseudo-projective lifting and
-        deprojectivize the output. None = the system's default (True for projective
-        systems, False for non-projective ones).
+        deprojectivize the output. None = the system's default: True for projective
+        systems unless the oracle takes non-projective gold as it is (arc_hybrid and
+        arc_eager "dynamic" / "goldberg-nivre"), False for non-projective systems.
     degree (int): options of systems that have one (attardi); ignored by the others.
     max_k (int): lr_spine's cap on spine depth (LEFT_k/RIGHT_k for k <= max_k); ignored by
         the other systems.

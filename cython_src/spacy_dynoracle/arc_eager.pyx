@@ -427,3 +427,72 @@ cdef class ArcEager(DynOracleSystem):
             if valid[m] and (best == -1 or cost[m] < cost[best]):
                 best = m
         return best
+
+
+# ---- measurement (benchmarks/arc_eager_oracle.py) -----------------------------------------
+from libc.stdint cimport uint64_t
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+
+cdef inline long now_ns() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec * 1000000000 + ts.tv_nsec
+
+
+def oracle_walk(DynOracleSystem exact, DynOracleSystem other, StateClass state,
+                DynGold gold, double p_random, uint64_t seed):
+    """Drive `state` to the end: at each state compute the costs of `exact` (timed, ns)
+    and of `other` on the same state; follow a zero-cost move of `exact` (uniformly among
+    them), or with probability p_random any valid move. Returns (times_ns, n_states,
+    states where the costs differ, states where the zero-cost sets differ)."""
+    cdef int valid[N_MOVES]
+    cdef weight_t c1[N_MOVES]
+    cdef weight_t c2[N_MOVES]
+    cdef int cand[N_MOVES]
+    cdef int m, i, n_cand, choice, clas, zero_diff, cost_diff, n_states = 0
+    cdef long t0, t1
+    cdef uint64_t rng = seed * 6364136223846793005ULL + 1442695040888963407ULL
+    cdef int n_zero_diff = 0, n_cost_diff = 0
+    times = []
+    while not state.c.is_final():
+        exact.move_validity(state.c, valid)
+        t0 = now_ns()
+        exact.move_costs(state.c, &gold.c, valid, c1)
+        t1 = now_ns()
+        times.append(t1 - t0)
+        other.move_costs(state.c, &gold.c, valid, c2)
+        n_states += 1
+        zero_diff = 0
+        cost_diff = 0
+        for m in range(N_MOVES):
+            if valid[m]:
+                cost_diff |= c1[m] != c2[m]
+                zero_diff |= (c1[m] == 0) != (c2[m] == 0)
+        n_cost_diff += cost_diff
+        n_zero_diff += zero_diff
+        rng ^= rng << 13
+        rng ^= rng >> 7
+        rng ^= rng << 17
+        n_cand = 0
+        if (rng % 1000000) / 1000000.0 >= p_random:
+            for m in range(N_MOVES):
+                if valid[m] and c1[m] == 0:
+                    cand[n_cand] = m
+                    n_cand += 1
+        if n_cand == 0:
+            for m in range(N_MOVES):
+                if valid[m]:
+                    cand[n_cand] = m
+                    n_cand += 1
+        rng ^= rng << 13
+        rng ^= rng >> 7
+        rng ^= rng << 17
+        choice = cand[rng % n_cand]
+        clas = -1
+        for i in range(exact.n_moves):
+            if exact.c[i].move == choice:
+                clas = i
+                break
+        exact.c[clas].do(state.c, exact.c[clas].label)
+    return times, n_states, n_cost_diff, n_zero_diff
