@@ -43,3 +43,73 @@ def train_pipeline(config_name: str, output: Path, train, dev, overrides=None, q
         logging.getLogger("spacy").setLevel(logging.ERROR)
     spacy_train(CONFIGS / config_name, output, overrides=overrides)
     return output / "model-last"
+
+
+# ---- shared by the benchmark suite (parse_speed, train_step, oracle_time, memory) ----------
+
+def registered_systems(only=None):
+    """[(name, class)] of the transition systems in spacy_dynoracle.SYSTEMS (or the names
+    in `only`) whose compiled module loads; the others are reported and skipped."""
+    import sys
+
+    from spacy_dynoracle import SYSTEMS, get_system_class
+
+    out = []
+    for name in (only or list(SYSTEMS)):
+        try:
+            out.append((name, get_system_class(name)))
+        except (ImportError, AttributeError, ValueError) as err:
+            print(f"# skipping transition system {name!r}: {err}", file=sys.stderr)
+    return out
+
+
+def csv_list(value):
+    return [v for v in value.split(",") if v] if value else None
+
+
+def load_examples(path, *, select="all", n_sents=10, limit=0, vocab=None):
+    """spaCy Examples (words-only predicted Doc, gold reference) from a CoNLL-U file."""
+    from spacy.training import Example
+    from spacy.vocab import Vocab
+
+    from spacy_dynoracle.conllu_io import sentences_to_docs, words_only_copy
+    from spacy_dynoracle.corpus import read_sentences
+
+    vocab = vocab or Vocab()
+    docs = sentences_to_docs(vocab, read_sentences(path, select=select), n_sents, keep_source=False)
+    out = []
+    for doc in docs:
+        out.append(Example(words_only_copy(doc), doc))
+        if limit and len(out) >= limit:
+            break
+    return out
+
+
+def build_nlp(config_name, train_path, overrides=None, seed=0, limit=200):
+    """An initialized (untrained) pipeline from configs/<config_name> with `overrides`
+    (dotted config keys), labels from the first `limit` Examples of `train_path` read
+    into the pipeline's own vocab."""
+    from spacy.util import fix_random_seed, load_config, load_model_from_config
+
+    fix_random_seed(seed)
+    config = load_config(CONFIGS / config_name, overrides=dict(overrides or {}), interpolate=False)
+    nlp = load_model_from_config(config, auto_fill=True, validate=True)
+    examples = load_examples(train_path, limit=limit, vocab=nlp.vocab)
+    nlp.initialize(lambda: examples)
+    return nlp
+
+
+def system_overrides(name, oracle, **options):
+    out = {"components.parser.transition_system": name, "components.parser.oracle": oracle}
+    out.update({f"components.parser.{k}": v for k, v in options.items()})
+    return out
+
+
+def summary(values):
+    """median, min, max, p10, p90 of a list of numbers."""
+    import statistics
+
+    s = sorted(values)
+    pick = lambda q: s[min(len(s) - 1, int(q * len(s)))]
+    return {"median": statistics.median(s), "min": s[0], "max": s[-1],
+            "p10": pick(0.1), "p90": pick(0.9), "n": len(s)}

@@ -1,10 +1,14 @@
-"""Parse speed of dynoracle_parser / spaCy's own parser, same model config, one run.
+"""Parse speed of every transition system of the package ÷ spaCy's own parser, same model
+config, one run.
 
-Both pipelines are trained briefly with spaCy's training loop from configs/ (identical
-tok2vec and parser model settings), then parse the same documents in interleaved,
-repeated timings. Prints words/s (full pipeline and parser step alone) and the ratios.
+Each pipeline (one per registered system, from spacy_dynoracle.SYSTEMS, and spaCy's
+`parser`) is trained briefly with spaCy's training loop from configs/ (identical tok2vec
+and parser model settings), then all parse the same documents in interleaved, repeated
+timings. Prints words/s (full pipeline and parser step alone; median and min-max over the
+repetitions) and each system's ratio to spaCy's parser.
 
     python benchmarks/parse_speed.py --treebank UD_Hungarian-Szeged --epochs 1
+    python benchmarks/parse_speed.py --system arc_hybrid          # one system only
 """
 import argparse
 import json
@@ -16,7 +20,7 @@ from pathlib import Path
 import spacy
 from spacy.tokens import Doc
 
-from common import train_pipeline, treebank_files
+from common import csv_list, registered_systems, summary, train_pipeline, treebank_files
 
 
 def time_parser(nlp, docs, parser_only):
@@ -25,20 +29,25 @@ def time_parser(nlp, docs, parser_only):
         for name, proc in nlp.pipeline:
             if name != "parser":
                 docs = list(proc.pipe(docs, batch_size=256))
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         list(nlp.get_pipe("parser").pipe(docs, batch_size=256))
     else:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         list(nlp.pipe(docs, batch_size=256))
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--treebank", default="UD_Hungarian-Szeged")
-    ap.add_argument("--system", default="arc_hybrid")
+    ap.add_argument("--system", "--systems", dest="systems", default="",
+                    help="comma-separated systems (default: every registered one)")
+    ap.add_argument("--oracle", default="dynamic", help="oracle used for the brief training")
     ap.add_argument("--epochs", type=int, default=1)
+    ap.add_argument("--limit", type=int, default=40, help="training Examples per epoch (0 = all)")
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
+                    help="process CPU time (robust on a shared machine; default) or wall-clock time")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     train, dev = treebank_files(args.treebank)
@@ -46,18 +55,19 @@ def main():
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
-        common = {"training.max_epochs": args.epochs, "training.eval_frequency": 10**6}
-        pipes = {
-            "spacy parser": train_pipeline("spacy_parser.cfg", tmp / "stock", train, dev, common),
-            f"dynoracle {args.system}": train_pipeline(
-                "dynoracle.cfg", tmp / "dyn", train, dev,
-                {**common, "components.parser.transition_system": args.system}),
-        }
+        common = {"training.max_epochs": args.epochs, "training.eval_frequency": 10**6,
+                  "corpora.train.limit": args.limit, "corpora.dev.limit": 2}
+        pipes = {"spacy parser": train_pipeline("spacy_parser.cfg", tmp / "stock", train, dev, common)}
+        for name, cls in registered_systems(csv_list(args.systems)):
+            oracle = args.oracle if args.oracle in cls.oracles else cls.oracles[0]
+            pipes[name] = train_pipeline("dynoracle.cfg", tmp / name, train, dev, {
+                **common, "components.parser.transition_system": name,
+                "components.parser.oracle": oracle})
         nlps = {name: spacy.load(path) for name, path in pipes.items()}
         vocab = next(iter(nlps.values())).vocab
         docs = list(sentences_to_docs(vocab, read_conllu(dev or train), n_sents=10))
         n_words = sum(len(d) for d in docs)
-        results = {}
+        results, raw = {}, {}
         for parser_only in (False, True):
             times = {name: [] for name in nlps}
             for name, nlp in nlps.items():  # warm-up
@@ -66,20 +76,31 @@ def main():
                 for name, nlp in nlps.items():
                     times[name].append(time_parser(nlp, docs, parser_only))
             key = "parser step" if parser_only else "full pipeline"
-            results[key] = {name: [n_words / t for t in ts] for name, ts in times.items()}
+            clock = 1 if args.clock == "cpu" else 0
+            results[key] = {name: [n_words / t[clock] for t in ts] for name, ts in times.items()}
+            raw[key] = {name: {"wall_s": [t[0] for t in ts], "cpu_s": [t[1] for t in ts]}
+                        for name, ts in times.items()}
     names = list(nlps)
-    print(f"{n_words} words, {len(docs)} docs, {args.reps} interleaved repetitions (median, min-max words/s)")
-    print(f"{'':15} " + "".join(f"{n:>28}" for n in names) + f"{'ratio dyn/spacy':>18}")
-    for key, res in results.items():
-        cells = []
-        for n in names:
+    print(f"{args.treebank}: {n_words} words, {len(docs)} docs, {args.reps} interleaved "
+          f"repetitions; words/s by {args.clock} time, median (min-max); ratio = median / "
+          f"spaCy parser's median")
+    print(f"{'system':16}" + "".join(f"{k:>34}{'ratio':>8}" for k in results))
+    table = {}
+    for n in names:
+        cells = ""
+        for key, res in results.items():
             w = res[n]
-            cells.append(f"{statistics.median(w):>12,.0f} ({min(w):,.0f}-{max(w):,.0f})")
-        ratio = statistics.median(res[names[1]]) / statistics.median(res[names[0]])
-        print(f"{key:15} " + "".join(f"{c:>28}" for c in cells) + f"{ratio:>18.3f}")
-        results[key]["ratio"] = ratio
+            ratio = statistics.median(w) / statistics.median(res["spacy parser"])
+            cells += f"{statistics.median(w):>14,.0f} ({min(w):>7,.0f}-{max(w):>7,.0f})  {ratio:>8.3f}"
+            table.setdefault(n, {})[key] = {"words_per_s": summary(w), "ratio": ratio,
+                                            "ratio_min_max": [min(w) / max(res["spacy parser"]),
+                                                              max(w) / min(res["spacy parser"])]}
+        print(f"{n:16}{cells}")
     if args.json:
-        args.json.write_text(json.dumps(results, indent=2))
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"treebank": args.treebank, "words": n_words,
+                                         "reps": args.reps, "clock": args.clock,
+                                         "results": table, "times": raw}, indent=2))
 
 
 if __name__ == "__main__":

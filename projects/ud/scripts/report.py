@@ -168,12 +168,25 @@ def plots(groups, plot_dir: Path):
                 color = cmap(systems.index(r["info"]["system"]) % 10)
                 label = rid if r["info"]["seed"] == rs[0]["info"]["seed"] else None
                 ax.plot([p[0] for p in pts], [p[2] for p in pts], style, color=color, label=label, lw=1.2)
-                # mark epoch starts
+        # mark where each epoch starts (first evaluation logged in it)
+        marked = set()
+        for rs in groups[key].values():
+            for r in rs:
+                for step, epoch, _ in curve(r):
+                    if epoch and epoch not in marked:
+                        marked.add(epoch)
+                        ax.axvline(step, color="grey", lw=0.6, ls=":")
+                        ax.text(step, ax.get_ylim()[0], f" epoch {epoch}", fontsize=6, color="grey",
+                                rotation=90, va="bottom")
+                break
+            break
         ax.set_title(f"{key[0].replace('UD_', '')} ({key[1]})", fontsize=9)
         ax.set_xlabel("training step (dev evaluated every eval_frequency steps)")
         ax.set_ylabel("dev LAS (spaCy scorer)")
         ax.legend(fontsize=7)
         ax.grid(alpha=0.3)
+    fig.suptitle("Dev LAS during training (solid: exploring oracle, dashed: static, dotted: spaCy's parser)",
+                 fontsize=9)
     fig.tight_layout()
     fig.savefig(plot_dir / "learning_curves.png", dpi=110)
     plt.close(fig)

@@ -1,0 +1,97 @@
+"""Training-step time of each oracle ÷ the static oracle, per transition system (and
+spaCy's parser for reference), on the same batches of real sentences.
+
+Per registered system, one pipeline per oracle the system declares is built from
+configs/dynoracle.cfg (same tok2vec and parser model, labels from the same data), its
+exploration switched on (epoch past explore_after_epochs, so exploring oracles follow the
+model with probability explore_prob as in training), and `nlp.update` is timed over the
+same batches, interleaved between the oracles, several repetitions.
+
+    python benchmarks/train_step.py --treebank UD_Hungarian-Szeged --batches 20 --reps 3
+"""
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+
+from common import (build_nlp, csv_list, load_examples, registered_systems, summary,
+                    system_overrides, treebank_files)
+
+
+def time_updates(nlp, batches, sgd):
+    losses = {}
+    start, cpu = time.perf_counter(), time.process_time()
+    for batch in batches:
+        nlp.update(batch, sgd=sgd, losses=losses)
+    return time.perf_counter() - start, time.process_time() - cpu
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--treebank", default="UD_Hungarian-Szeged")
+    ap.add_argument("--systems", default="", help="comma-separated (default: every registered one)")
+    ap.add_argument("--batches", type=int, default=20, help="batches of --batch-docs Docs (10 sentences each)")
+    ap.add_argument("--batch-docs", type=int, default=2)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
+                    help="process CPU time (robust on a shared machine; default) or wall-clock time")
+    ap.add_argument("--json", type=Path)
+    args = ap.parse_args()
+    import spacy_dynoracle.parser as dynparser
+
+    train, _ = treebank_files(args.treebank)
+    n_docs = args.batches * args.batch_docs
+    pipes = {("spacy", "stock"): build_nlp("spacy_parser.cfg", train)}
+    for name, cls in registered_systems(csv_list(args.systems)):
+        for oracle in cls.oracles:
+            try:
+                nlp = build_nlp("dynoracle.cfg", train, system_overrides(name, oracle))
+            except Exception as err:  # an oracle that cannot be built is reported, not fatal
+                print(f"# {name} {oracle}: {err!r}")
+                continue
+            for _, pipe in nlp.pipeline:
+                if isinstance(pipe, dynparser.DynOracleParser):
+                    pipe.epoch = 10**6      # exploration on (past explore_after_epochs)
+            pipes[(name, oracle)] = nlp
+    batches = {}   # the same Docs for every pipeline, in each pipeline's own vocab
+    for key, nlp in pipes.items():
+        egs = load_examples(train, limit=n_docs, vocab=nlp.vocab)
+        batches[key] = [egs[i:i + args.batch_docs] for i in range(0, len(egs), args.batch_docs)]
+    n_words = sum(len(eg.reference) for b in next(iter(batches.values())) for eg in b)
+    n_updates = len(next(iter(batches.values())))
+    times = {key: [] for key in pipes}
+    sgds = {key: nlp.create_optimizer() for key, nlp in pipes.items()}
+    for key, nlp in pipes.items():   # warm-up
+        time_updates(nlp, batches[key][:2], sgds[key])
+    for _ in range(args.reps):
+        for key, nlp in pipes.items():
+            times[key].append(time_updates(nlp, batches[key], sgds[key]))
+    raw = {f"{k[0]} {k[1]}": {"wall_s": [t[0] for t in ts], "cpu_s": [t[1] for t in ts]}
+           for k, ts in times.items()}
+    clock = 1 if args.clock == "cpu" else 0
+    times = {k: [t[clock] for t in ts] for k, ts in times.items()}
+    print(f"{args.treebank}: {n_updates} updates of {args.batch_docs} Docs ({n_words} words), "
+          f"{args.reps} interleaved repetitions; {args.clock} seconds per update median (min-max); "
+          f"ratio = median / the same system's static median")
+    print(f"{'system':14}{'oracle':16}{'s/update':>10}{'min':>9}{'max':>9}{'words/s':>10}{'÷ static':>10}{'÷ spaCy':>9}")
+    stock = statistics.median(times[("spacy", "stock")])
+    out = []
+    for (name, oracle), ts in times.items():
+        med = statistics.median(ts)
+        static = times.get((name, "static"))
+        ratio = med / statistics.median(static) if static else None
+        per = [t / n_updates for t in ts]
+        print(f"{name:14}{oracle:16}{statistics.median(per):>10.4f}{min(per):>9.4f}{max(per):>9.4f}"
+              f"{n_words / med:>10,.0f}{(f'{ratio:.3f}' if ratio else '-'):>10}{med / stock:>9.3f}")
+        out.append({"system": name, "oracle": oracle, "seconds_per_update": summary(per),
+                    "words_per_s": n_words / med, "ratio_to_static": ratio, "ratio_to_spacy": med / stock})
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"treebank": args.treebank, "updates": n_updates,
+                                         "words": n_words, "reps": args.reps, "clock": args.clock,
+                                         "results": out, "times": raw}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
