@@ -277,7 +277,8 @@ def test_shapes_are_checked():
     with pytest.raises(ValueError):
         tab.hybrid_viterbi(np.zeros((3, 3)), np.zeros((3, 3, 3)), np.zeros((3, 3, 3)), np.zeros((4, 4)))
     with pytest.raises(ValueError):
-        tab.hybrid_viterbi(np.full((3, 3), np.nan), np.zeros((3, 3, 3)), np.zeros((3, 3, 3)), np.zeros((3, 3)))
+        tab.eager_viterbi(np.zeros((3, 3)), np.zeros((3, 3)), np.zeros((3, 3, 3)),
+                          np.zeros((3, 3, 4)), np.zeros((3, 3)))
 
 
 @pytest.mark.slow

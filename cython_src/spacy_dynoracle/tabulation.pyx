@@ -77,6 +77,22 @@ cdef inline double reduce_terms(int sr, const double* buf, int nt, int* arg) noe
     return m + log(s)
 
 
+cdef inline void lacc(double* M, double* S, double v) noexcept nogil:
+    """Running max-shifted log-sum-exp: the value is M + log(S). NaN terms are dropped."""
+    if v > M[0]:
+        if M[0] > NEG:
+            S[0] = S[0] * exp(M[0] - v) + 1.0
+        else:
+            S[0] = 1.0
+        M[0] = v
+    elif v > NEG:
+        S[0] += exp(v - M[0])
+
+
+cdef inline double lfin(double M, double S) noexcept nogil:
+    return M + log(S) if M > NEG else NEG
+
+
 # ==== arc-hybrid (spec §3.3; context variant §5.5) ========================================
 cdef struct Hyb:
     int n
@@ -113,43 +129,61 @@ cdef inline double h_pop(const Hyb* t, int i, int k, int j) noexcept nogil:
 
 
 # -- plain items [i, j] ----------------------------------------------------------------------
-cdef void hyb_fill(const Hyb* t, int sr, double* C, double* CT, int* bp, double* buf,
-                   int* tag) noexcept nogil:
-    """Chart of spec §3.3 / §3.4 in semiring sr; C[i*W+j], CT[j*W+i] = the same value (so the
-    k loop reads both premises contiguously). Order: i descending, j ascending (each
-    premise has a larger i or a smaller j)."""
-    cdef int P = t.n + 1, W = t.n + 2
-    cdef int i, j, k, nt, a
-    cdef double L, R, base, v
+cdef void hyb_fill(const Hyb* t, int sr, double* C, int* bp, double* M, double* S) noexcept nogil:
+    """Chart of spec §3.3 in semiring sr, C[i*W+j] (W = P + 1). Order: i descending; within a
+    row, k ascending, each rule instance [i,k][k,j] *pushed* into C[i][j] for all j > k
+    (C[i][k] is complete when k is reached: its rules have split points < k). The inner j
+    loop then reads C[k][.] and the tables' b0 axis contiguously (spec §3.4). The log
+    semiring keeps a running max-shifted sum (M, S) per cell of the row."""
+    cdef int n = t.n, P = t.n + 1, W = t.n + 2, N1 = t.n + 1
+    cdef int i, j, k, si
+    cdef double L, base, v, r
+    cdef double* row
+    cdef const double* Ck
+    cdef const double* lrow
+    cdef const double* prow
     for i in range(W * W):
         C[i] = NEG
-        CT[i] = NEG
     for i in range(P - 1, -1, -1):
-        C[i * W + i + 1] = 0.0                   # axiom [i, i+1] (push charged in the rule)
-        CT[(i + 1) * W + i] = 0.0
-        for j in range(i + 2, P + 1):
-            nt = 0
-            for k in range(i + 1, j):
-                L = C[i * W + k]
-                R = CT[j * W + k]
-                if L == NEG or R == NEG:
-                    continue
-                base = L + R + h_shift(t, 0, i, k)
-                v = base + h_left(t, i, k, j)
-                if v > NEG:
-                    buf[nt] = v
-                    tag[nt] = k * 4 + 1
-                    nt += 1
-                v = base + h_pop(t, i, k, j)
-                if v > NEG:
-                    buf[nt] = v
-                    tag[nt] = k * 4 + 2
-                    nt += 1
-            v = reduce_terms(sr, buf, nt, &a)
-            C[i * W + j] = v
-            CT[j * W + i] = v
-            if bp != NULL:
-                bp[i * W + j] = tag[a] if a >= 0 else -1
+        row = C + i * W
+        si = sw(i, n)
+        for j in range(W):
+            M[j] = NEG
+            S[j] = 0.0
+        row[i + 1] = 0.0                         # axiom [i, i+1] (push charged in the rule)
+        for k in range(i + 1, P):
+            if k > i + 1 and sr == SR_LOG:
+                row[k] = lfin(M[k], S[k])
+            L = row[k]
+            if L == NEG:
+                continue
+            base = L + t.shift[si * N1 + k - 1]
+            Ck = C + k * W
+            lrow = t.left + (si * N1 + k - 1) * N1 - 1          # lrow[j] = left[s1, s0, j-1]
+            if i == 0:
+                prow = t.root + (k - 1) * N1 - 1                 # ROOT: s1 = the virtual root
+            else:
+                prow = t.right + ((i - 1) * N1 + k - 1) * N1 - 1
+            if sr == SR_MAX:
+                for j in range(k + 1, P + 1):
+                    r = base + Ck[j]
+                    v = r + prow[j]
+                    if v > row[j]:
+                        row[j] = v
+                        bp[i * W + j] = k * 4 + 2
+                    if j <= n:
+                        v = r + lrow[j]
+                        if v > row[j]:
+                            row[j] = v
+                            bp[i * W + j] = k * 4 + 1
+            else:
+                for j in range(k + 1, P + 1):
+                    r = base + Ck[j]
+                    lacc(&M[j], &S[j], r + prow[j])
+                    if j <= n:
+                        lacc(&M[j], &S[j], r + lrow[j])
+        if sr == SR_LOG and P > i + 1:
+            row[P] = lfin(M[P], S[P])
 
 
 cdef void hyb_trace(const int* bp, int W, int i, int j, signed char* out, int* pos) noexcept nogil:
@@ -168,72 +202,71 @@ cdef void hyb_trace(const int* bp, int W, int i, int j, signed char* out, int* p
     pos[0] += 1
 
 
-cdef void hyb_outside(const Hyb* t, const double* I, double* O, double* buf) noexcept nogil:
-    """Outside scores in pull form (spec §6), items by decreasing span: an item [a,b] is the
-    left premise of [a,j] (with [b,j]) and the right premise of [i,b] (with [i,a])."""
-    cdef int P = t.n + 1, W = t.n + 2
-    cdef int a, b, i, j, span, nt, arg
-    cdef double v
-    for a in range(W * W):
-        O[a] = NEG
-    O[0 * W + P] = 0.0
-    for span in range(P - 1, 0, -1):
-        for a in range(0, P - span + 1):
-            b = a + span
-            nt = 0
-            for j in range(b + 1, P + 1):
-                if O[a * W + j] == NEG or I[b * W + j] == NEG:
-                    continue
-                v = (O[a * W + j] + I[b * W + j] + h_shift(t, 0, a, b)
-                     + lse2(h_left(t, a, b, j), h_pop(t, a, b, j)))
-                if v > NEG:
-                    buf[nt] = v
-                    nt += 1
-            if a >= 1:
-                for i in range(0, a):
-                    if O[i * W + b] == NEG or I[i * W + a] == NEG:
-                        continue
-                    v = (O[i * W + b] + I[i * W + a] + h_shift(t, 0, i, a)
-                         + lse2(h_left(t, i, a, b), h_pop(t, i, a, b)))
-                    if v > NEG:
-                        buf[nt] = v
-                        nt += 1
-            O[a * W + b] = reduce_terms(SR_LOG, buf, nt, &arg)
+cdef void hyb_outside_marg(const Hyb* t, const double* I, double* O, double* OM, double* OS,
+                           double logZ, double* marg, double* g_shift, double* g_left,
+                           double* g_right, double* g_root) noexcept nogil:
+    """Outside scores (spec §6) and, in the same sweep, the posterior of every rule instance:
+    arc marginals marg[child*n + head] (head == child: a root) and, if g_shift != NULL, the
+    expected move counts per window (= d logZ / d score).
 
-
-cdef void hyb_marginals(const Hyb* t, const double* I, const double* O, double logZ,
-                        double* marg, double* g_shift, double* g_left, double* g_right,
-                        double* g_root) noexcept nogil:
-    """Posterior of every rule instance (spec §6): arc marginals marg[child*n + head]
-    (head == child: root) and, if g_shift != NULL, expected move counts per window
-    (= d logZ / d score)."""
+    Order: i ascending, k descending. At (i, k) the item [i,k] is complete: as a left
+    premise its parents [i,j] (j > k) were finished at earlier k, as a right premise its
+    parents [i',k] (i' < i) scattered into the running sums (OM, OS) at earlier i. Then the
+    rules [i,k][k,j] scatter into their right premises [k,j]. Every inner j loop is contiguous."""
     cdef int n = t.n, P = t.n + 1, W = t.n + 2, N1 = t.n + 1
-    cdef int i, k, j
-    cdef double base, pl, pr
+    cdef int i, k, j, si
+    cdef double Mv, Sv, sh, Iik, base, vl, vp, pl, pr
+    cdef const double* lrow
+    cdef const double* prow
+    cdef const double* Ik
+    cdef double* Oi
+    for i in range(W * W):
+        O[i] = NEG
+        OM[i] = NEG
+        OS[i] = 0.0
     for i in range(0, P):
-        for j in range(i + 2, P + 1):
-            if O[i * W + j] == NEG:
-                continue
-            for k in range(i + 1, j):
-                if I[i * W + k] == NEG or I[k * W + j] == NEG:
+        si = sw(i, n)
+        Oi = O + i * W
+        Oi[P] = 0.0 if i == 0 else lfin(OM[i * W + P], OS[i * W + P])   # [0, P] is the goal
+        for k in range(P - 1, i, -1):
+            sh = t.shift[si * N1 + k - 1]
+            lrow = t.left + (si * N1 + k - 1) * N1 - 1
+            if i == 0:
+                prow = t.root + (k - 1) * N1 - 1
+            else:
+                prow = t.right + ((i - 1) * N1 + k - 1) * N1 - 1
+            Ik = I + k * W
+            Iik = I[i * W + k]
+            Mv = OM[i * W + k]
+            Sv = OS[i * W + k]
+            for j in range(k + 1, P + 1):
+                if Oi[j] == NEG or Ik[j] == NEG:
                     continue
-                base = O[i * W + j] + I[i * W + k] + I[k * W + j] + h_shift(t, 0, i, k) - logZ
-                pl = exp(base + h_left(t, i, k, j))
-                pr = exp(base + h_pop(t, i, k, j))
+                base = Oi[j] + Ik[j] + sh
+                vl = base + lrow[j] if j <= n else NEG
+                vp = base + prow[j]
+                lacc(&Mv, &Sv, vl)                        # [i,k] as the left premise
+                lacc(&Mv, &Sv, vp)
+                if Iik == NEG:
+                    continue
+                base = Oi[j] + Iik + sh                   # [k,j] as the right premise
+                if j <= n:
+                    lacc(&OM[k * W + j], &OS[k * W + j], base + lrow[j])
+                lacc(&OM[k * W + j], &OS[k * W + j], base + prow[j])
+                pl = exp(vl + Iik - logZ)                 # posterior of the rule instance
+                pr = exp(vp + Iik - logZ)
                 if j <= n:
                     marg[(k - 1) * n + j - 1] += pl
-                if i == 0:
-                    marg[(k - 1) * n + k - 1] += pr
-                else:
-                    marg[(k - 1) * n + i - 1] += pr
+                marg[(k - 1) * n + (k - 1 if i == 0 else i - 1)] += pr
                 if g_shift != NULL:
-                    g_shift[sw(i, n) * N1 + k - 1] += pl + pr
+                    g_shift[si * N1 + k - 1] += pl + pr
                     if j <= n:
-                        g_left[(sw(i, n) * N1 + k - 1) * N1 + j - 1] += pl
+                        g_left[(si * N1 + k - 1) * N1 + j - 1] += pl
                     if i == 0:
                         g_root[(k - 1) * N1 + j - 1] += pr
                     else:
                         g_right[((i - 1) * N1 + k - 1) * N1 + j - 1] += pr
+            Oi[k] = lfin(Mv, Sv)
 
 
 # -- context items [i, j; p] (spec §5.5) ----------------------------------------------------
@@ -241,57 +274,72 @@ cdef inline long cidx(int W, int p, int i, int j) noexcept nogil:
     return (<long>p * W + i) * W + j
 
 
-cdef void hybc_fill(const Hyb* t, int sr, double* E, int* bp, double* R, int* Rm,
-                    double* buf, int* tag) noexcept nogil:
+cdef void hybc_fill(const Hyb* t, int sr, double* E, int* bp, double* Rt, int* Rm,
+                    double* M, double* S) noexcept nogil:
     """E[p][i][j]: push computation of i over [i, j) with p directly below i (p = 0 for i = 0:
     the stack is empty, which the windows read as none). The right premise's context is the
-    left premise's head (spec §5.5). The reduce does not read p, so per (i, j) the
-    right-premise sums R[k] = E[i][k][j] (x) reduce(i,k,j) are shared by every p."""
-    cdef int P = t.n + 1, W = t.n + 2
-    cdef int i, j, k, p, nt, a, pmax
+    left premise's head (spec §5.5). The reduce does not read p, so per i the right-premise
+    sums Rt[k][j] = E[i][k][j] (x) reduce(i,k,j) are computed once and shared by every p;
+    then, as in hyb_fill, rules are pushed with k ascending and j innermost."""
+    cdef int n = t.n, P = t.n + 1, W = t.n + 2, N1 = t.n + 1
+    cdef int i, j, k, p, pmax, si
     cdef long x
-    cdef double v, vl, vp
+    cdef double v, vl, vp, L
+    cdef double* row
+    cdef const double* Ek
+    cdef const double* lrow
+    cdef const double* prow
+    cdef const double* shrow
     for x in range(<long>W * W * W):
         E[x] = NEG
     for i in range(P - 1, -1, -1):
+        si = sw(i, n)
+        for k in range(i + 1, P):
+            Ek = E + cidx(W, i, k, 0)
+            lrow = t.left + (si * N1 + k - 1) * N1 - 1
+            if i == 0:
+                prow = t.root + (k - 1) * N1 - 1
+            else:
+                prow = t.right + ((i - 1) * N1 + k - 1) * N1 - 1
+            for j in range(k + 1, P + 1):
+                v = Ek[j]
+                vl = v + lrow[j] if j <= n else NEG
+                vp = v + prow[j]
+                if sr == SR_MAX:
+                    if vl > vp:
+                        Rt[k * W + j] = vl
+                        Rm[k * W + j] = 1
+                    else:
+                        Rt[k * W + j] = vp
+                        Rm[k * W + j] = 2
+                else:
+                    Rt[k * W + j] = lse2(vl, vp)
         pmax = i if i > 0 else 1                # contexts 0..i-1 (i = 0: one, "none")
         for p in range(pmax):
-            E[cidx(W, p, i, i + 1)] = 0.0
-        for j in range(i + 2, P + 1):
-            for k in range(i + 1, j):
-                v = E[cidx(W, i, k, j)]
-                R[k] = NEG
-                Rm[k] = 0
-                if v == NEG:
+            row = E + cidx(W, p, i, 0)
+            shrow = t.shift + (sw(p, n) * N1 + si) * N1 - 1      # shrow[k] = shift[s1, s0, k-1]
+            for j in range(W):
+                M[j] = NEG
+                S[j] = 0.0
+            row[i + 1] = 0.0
+            for k in range(i + 1, P):
+                if k > i + 1 and sr == SR_LOG:
+                    row[k] = lfin(M[k], S[k])
+                L = row[k]
+                if L == NEG:
                     continue
-                vl = v + h_left(t, i, k, j)
-                vp = v + h_pop(t, i, k, j)
+                L = L + shrow[k]
                 if sr == SR_MAX:
-                    if vl >= vp and vl > NEG:
-                        R[k] = vl
-                        Rm[k] = 1
-                    elif vp > NEG:
-                        R[k] = vp
-                        Rm[k] = 2
+                    for j in range(k + 1, P + 1):
+                        v = L + Rt[k * W + j]
+                        if v > row[j]:
+                            row[j] = v
+                            bp[cidx(W, p, i, j)] = k * 4 + Rm[k * W + j]
                 else:
-                    R[k] = lse2(vl, vp)
-            for p in range(pmax):
-                nt = 0
-                for k in range(i + 1, j):
-                    if R[k] == NEG:
-                        continue
-                    v = E[cidx(W, p, i, k)]
-                    if v == NEG:
-                        continue
-                    v = v + R[k] + h_shift(t, p, i, k)
-                    if v > NEG:
-                        buf[nt] = v
-                        tag[nt] = k * 4 + Rm[k]
-                        nt += 1
-                v = reduce_terms(sr, buf, nt, &a)
-                E[cidx(W, p, i, j)] = v
-                if bp != NULL:
-                    bp[cidx(W, p, i, j)] = tag[a] if a >= 0 else -1
+                    for j in range(k + 1, P + 1):
+                        lacc(&M[j], &S[j], L + Rt[k * W + j])
+            if sr == SR_LOG and P > i + 1:
+                row[P] = lfin(M[P], S[P])
 
 
 cdef void hybc_trace(const int* bp, int W, int p, int i, int j, signed char* out,
@@ -433,40 +481,63 @@ cdef inline double e_pop(const Eag* t, int code, int i, int k, int j) noexcept n
     return t.reduce[(((1 * N1) + i - 1) * N1 + k - 1) * N1 + j - 1]
 
 
-cdef void eag_fill(const Eag* t, int sr, double* C, int* bp, double* buf, int* tag) noexcept nogil:
+cdef void eag_fill(const Eag* t, int sr, double* C, int* bp, double* M, double* S) noexcept nogil:
     """C[b][i][j] (spec §3.2 implementation form): push computation of i (flag b) over [i, j).
     Rule [i^b,k][k^b',j] |- [i^b,j]: b' = 0 (k pushed by SHIFT) then LEFT (j < P), REDUCE
-    (i a word) or ROOT (i = 0); b' = 1 (k pushed by RIGHT, i a word) then REDUCE."""
-    cdef int P = t.n + 1, W = t.n + 2
-    cdef int i, j, k, b, nb, nt, a, code
+    (i a word) or ROOT (i = 0); b' = 1 (k pushed by RIGHT, i a word) then REDUCE.
+    Same order as hyb_fill: i descending, k ascending, rules pushed into j > k."""
+    cdef int n = t.n, P = t.n + 1, W = t.n + 2, N1 = t.n + 1
+    cdef int i, j, k, b, nb, code, si
     cdef long x
-    cdef double L, R, v
+    cdef double L, base, v
+    cdef double* row
+    cdef const double* Rk
+    cdef const double* prow
     for x in range(<long>2 * W * W):
         C[x] = NEG
     for i in range(P - 1, -1, -1):
+        si = sw(i, n)
         nb = 2 if i > 0 else 1               # the virtual root has no head flag
         for b in range(nb):
-            C[eidx(W, b, i, i + 1)] = 0.0
-        for j in range(i + 2, P + 1):
-            for b in range(nb):
-                nt = 0
-                for k in range(i + 1, j):
-                    L = C[eidx(W, b, i, k)]
-                    if L == NEG:
+            row = C + eidx(W, b, i, 0)
+            for j in range(W):
+                M[j] = NEG
+                S[j] = 0.0
+            row[i + 1] = 0.0
+            for k in range(i + 1, P):
+                if k > i + 1 and sr == SR_LOG:
+                    row[k] = lfin(M[k], S[k])
+                L = row[k]
+                if L == NEG:
+                    continue
+                for code in range(4):
+                    if i == 0 and (code == E_SH_REDUCE or code == E_RA_REDUCE):
                         continue
-                    for code in range(4):
-                        R = C[eidx(W, 1 if code == E_RA_REDUCE else 0, k, j)]
-                        if R == NEG:
-                            continue
-                        v = L + R + e_push(t, code, b, i, k) + e_pop(t, code, i, k, j)
-                        if v > NEG:
-                            buf[nt] = v
-                            tag[nt] = k * 8 + code
-                            nt += 1
-                v = reduce_terms(sr, buf, nt, &a)
-                C[eidx(W, b, i, j)] = v
-                if bp != NULL:
-                    bp[eidx(W, b, i, j)] = tag[a] if a >= 0 else -1
+                    if i > 0 and code == E_SH_ROOT:
+                        continue
+                    base = L + e_push(t, code, b, i, k)
+                    if base == NEG:
+                        continue
+                    Rk = C + eidx(W, 1 if code == E_RA_REDUCE else 0, k, 0)
+                    if code == E_SH_LEFT:
+                        prow = t.left + (si * N1 + k - 1) * N1 - 1
+                    elif code == E_SH_ROOT:
+                        prow = t.root + (k - 1) * N1 - 1
+                    elif code == E_SH_REDUCE:
+                        prow = t.reduce + ((0 * N1 + i - 1) * N1 + k - 1) * N1 - 1
+                    else:
+                        prow = t.reduce + ((1 * N1 + i - 1) * N1 + k - 1) * N1 - 1
+                    if sr == SR_MAX:
+                        for j in range(k + 1, (P if code == E_SH_LEFT else P + 1)):
+                            v = base + Rk[j] + prow[j]
+                            if v > row[j]:
+                                row[j] = v
+                                bp[eidx(W, b, i, j)] = k * 8 + code
+                    else:
+                        for j in range(k + 1, (P if code == E_SH_LEFT else P + 1)):
+                            lacc(&M[j], &S[j], base + Rk[j] + prow[j])
+            if sr == SR_LOG and P > i + 1:
+                row[P] = lfin(M[P], S[P])
 
 
 cdef void eag_trace(const int* bp, int W, int b, int i, int j, signed char* out,
@@ -490,75 +561,62 @@ cdef void eag_trace(const int* bp, int W, int b, int i, int j, signed char* out,
     pos[0] += 1
 
 
-cdef void eag_outside(const Eag* t, const double* I, double* O, double* buf) noexcept nogil:
-    """Pull form: [b; a, e] is the left premise of [b; a, j] (right premise [b'; e, j]) and,
-    as [b'; a, e] with b' = b, the right premise of [bb; i, e] (left premise [bb; i, a])."""
-    cdef int P = t.n + 1, W = t.n + 2
-    cdef int a, e, i, j, b, bb, nb, nbb, span, nt, arg, code
+cdef void eag_outside_marg(const Eag* t, const double* I, double* O, double* OM, double* OS,
+                           double logZ, double* marg, double* g_shift, double* g_right,
+                           double* g_left, double* g_reduce, double* g_root) noexcept nogil:
+    """As hyb_outside_marg, for the flagged arc-eager chart: [b; i, k] is complete when
+    reached (i ascending, k descending); rules [b; i,k][b'; k,j] scatter into [b'; k, j]."""
+    cdef int n = t.n, P = t.n + 1, W = t.n + 2, N1 = t.n + 1
+    cdef int i, k, j, b, nb, code, f, si, jend
     cdef long x
-    cdef double v, R
+    cdef double Mv, Sv, push, Iik, v, pe
+    cdef const double* prow
+    cdef const double* Rk
+    cdef double* Oi
+    cdef double* OMk
+    cdef double* OSk
     for x in range(<long>2 * W * W):
         O[x] = NEG
-    O[eidx(W, 0, 0, P)] = 0.0
-    for span in range(P - 1, 0, -1):
-        for a in range(0, P - span + 1):
-            e = a + span
-            nb = 2 if a > 0 else 1
-            for b in range(nb):
-                nt = 0
-                for j in range(e + 1, P + 1):
-                    if O[eidx(W, b, a, j)] == NEG:
-                        continue
-                    for code in range(4):
-                        R = I[eidx(W, 1 if code == E_RA_REDUCE else 0, e, j)]
-                        if R == NEG:
-                            continue
-                        v = O[eidx(W, b, a, j)] + R + e_push(t, code, b, a, e) + e_pop(t, code, a, e, j)
-                        if v > NEG:
-                            buf[nt] = v
-                            nt += 1
-                if a >= 1:
-                    for i in range(0, a):
-                        nbb = 2 if i > 0 else 1
-                        for bb in range(nbb):
-                            if O[eidx(W, bb, i, e)] == NEG or I[eidx(W, bb, i, a)] == NEG:
-                                continue
-                            for code in range(4):
-                                if (code == E_RA_REDUCE) != (b == 1):
-                                    continue
-                                v = (O[eidx(W, bb, i, e)] + I[eidx(W, bb, i, a)]
-                                     + e_push(t, code, bb, i, a) + e_pop(t, code, i, a, e))
-                                if v > NEG:
-                                    buf[nt] = v
-                                    nt += 1
-                O[eidx(W, b, a, e)] = reduce_terms(SR_LOG, buf, nt, &arg)
-
-
-cdef void eag_marginals(const Eag* t, const double* I, const double* O, double logZ,
-                        double* marg, double* g_shift, double* g_right, double* g_left,
-                        double* g_reduce, double* g_root) noexcept nogil:
-    cdef int n = t.n, P = t.n + 1, W = t.n + 2, N1 = t.n + 1
-    cdef int i, k, j, b, nb, code, bp_
-    cdef double base, pe, R
+        OM[x] = NEG
+        OS[x] = 0.0
     for i in range(0, P):
+        si = sw(i, n)
         nb = 2 if i > 0 else 1
         for b in range(nb):
-            for j in range(i + 2, P + 1):
-                if O[eidx(W, b, i, j)] == NEG:
-                    continue
-                for k in range(i + 1, j):
-                    if I[eidx(W, b, i, k)] == NEG:
+            Oi = O + eidx(W, b, i, 0)
+            Oi[P] = 0.0 if i == 0 else lfin(OM[eidx(W, b, i, P)], OS[eidx(W, b, i, P)])
+            for k in range(P - 1, i, -1):
+                Iik = I[eidx(W, b, i, k)]
+                Mv = OM[eidx(W, b, i, k)]
+                Sv = OS[eidx(W, b, i, k)]
+                for code in range(4):
+                    if i == 0 and (code == E_SH_REDUCE or code == E_RA_REDUCE):
                         continue
-                    for code in range(4):
-                        bp_ = 1 if code == E_RA_REDUCE else 0
-                        R = I[eidx(W, bp_, k, j)]
-                        if R == NEG:
+                    if i > 0 and code == E_SH_ROOT:
+                        continue
+                    push = e_push(t, code, b, i, k)
+                    if push == NEG:
+                        continue
+                    f = 1 if code == E_RA_REDUCE else 0
+                    Rk = I + eidx(W, f, k, 0)
+                    OMk = OM + eidx(W, f, k, 0)
+                    OSk = OS + eidx(W, f, k, 0)
+                    if code == E_SH_LEFT:
+                        prow = t.left + (si * N1 + k - 1) * N1 - 1
+                    elif code == E_SH_ROOT:
+                        prow = t.root + (k - 1) * N1 - 1
+                    else:
+                        prow = t.reduce + ((f * N1 + i - 1) * N1 + k - 1) * N1 - 1
+                    jend = P if code == E_SH_LEFT else P + 1
+                    for j in range(k + 1, jend):
+                        if Oi[j] == NEG or Rk[j] == NEG:
                             continue
-                        base = (O[eidx(W, b, i, j)] + I[eidx(W, b, i, k)] + R
-                                + e_push(t, code, b, i, k) + e_pop(t, code, i, k, j))
-                        if base == NEG:
+                        v = Oi[j] + push + prow[j]
+                        lacc(&Mv, &Sv, v + Rk[j])             # [b; i,k] as the left premise
+                        if Iik == NEG:
                             continue
-                        pe = exp(base - logZ)
+                        lacc(&OMk[j], &OSk[j], v + Iik)       # [f; k,j] as the right premise
+                        pe = exp(v + Rk[j] + Iik - logZ)
                         if code == E_SH_LEFT:
                             marg[(k - 1) * n + j - 1] += pe
                         elif code == E_SH_ROOT:
@@ -570,13 +628,14 @@ cdef void eag_marginals(const Eag* t, const double* I, const double* O, double l
                         if code == E_RA_REDUCE:
                             g_right[(b * N1 + i - 1) * N1 + k - 1] += pe
                         else:
-                            g_shift[(b * N1 + sw(i, n)) * N1 + k - 1] += pe
+                            g_shift[(b * N1 + si) * N1 + k - 1] += pe
                         if code == E_SH_LEFT:
-                            g_left[(sw(i, n) * N1 + k - 1) * N1 + j - 1] += pe
+                            g_left[(si * N1 + k - 1) * N1 + j - 1] += pe
                         elif code == E_SH_ROOT:
                             g_root[(k - 1) * N1 + j - 1] += pe
                         else:
-                            g_reduce[((bp_ * N1 + i - 1) * N1 + k - 1) * N1 + j - 1] += pe
+                            g_reduce[((f * N1 + i - 1) * N1 + k - 1) * N1 + j - 1] += pe
+                Oi[k] = lfin(Mv, Sv)
 
 
 # ==== Python API ================================================================================
@@ -584,8 +643,8 @@ def _table(x, shape, name):
     a = np.ascontiguousarray(x, dtype=np.float64)
     if a.shape != shape:
         raise ValueError(f"{name} has shape {a.shape}, expected {shape}")
-    if np.isnan(a).any() or np.isposinf(a).any():
-        raise ValueError(f"{name} contains NaN or +inf (use -inf for invalid moves)")
+    # No NaN scan (it would cost as much as the decode at n = 100): a NaN term fails every
+    # `v > -inf` test and is dropped like an invalid move.
     return a
 
 
@@ -658,22 +717,21 @@ def hybrid_viterbi(shift, left, right, root):
     cdef int n = tb.t.n, W = n + 2, pos = 0
     cdef long size = <long>W * W * W if tb.t.ctx else <long>W * W
     cdef double[::1] C = np.empty(size, dtype=np.float64)
-    cdef double[::1] CT = np.empty(W * W, dtype=np.float64)
     cdef int[::1] bp = np.full(size, -1, dtype=np.intc)
-    cdef double[::1] R = np.empty(W, dtype=np.float64)
-    cdef int[::1] Rm = np.empty(W, dtype=np.intc)
-    cdef double[::1] buf = np.empty(2 * W, dtype=np.float64)
-    cdef int[::1] tag = np.empty(2 * W, dtype=np.intc)
+    cdef double[::1] Rt = np.empty(W * W, dtype=np.float64)
+    cdef int[::1] Rm = np.empty(W * W, dtype=np.intc)
+    cdef double[::1] M = np.empty(W, dtype=np.float64)
+    cdef double[::1] S = np.empty(W, dtype=np.float64)
     cdef signed char[::1] out = np.zeros(2 * n, dtype=np.int8)
     cdef double best
     with nogil:
         if tb.t.ctx:
-            hybc_fill(&tb.t, SR_MAX, &C[0], &bp[0], &R[0], &Rm[0], &buf[0], &tag[0])
+            hybc_fill(&tb.t, SR_MAX, &C[0], &bp[0], &Rt[0], &Rm[0], &M[0], &S[0])
             best = C[cidx(W, 0, 0, n + 1)]
             if best > NEG:
                 hybc_trace(&bp[0], W, 0, 0, n + 1, &out[0], &pos)
         else:
-            hyb_fill(&tb.t, SR_MAX, &C[0], &CT[0], &bp[0], &buf[0], &tag[0])
+            hyb_fill(&tb.t, SR_MAX, &C[0], &bp[0], &M[0], &S[0])
             best = C[n + 1]
             if best > NEG:
                 hyb_trace(&bp[0], W, 0, n + 1, &out[0], &pos)
@@ -691,26 +749,28 @@ def hybrid_inside_outside(shift, left, right, root, *, marginals=True, gradients
     cdef int n = tb.t.n, W = n + 2, N1 = n + 1
     cdef long size = <long>W * W * W if tb.t.ctx else <long>W * W
     cdef double[::1] I = np.empty(size, dtype=np.float64)
-    cdef double[::1] CT = np.empty(W * W, dtype=np.float64)
-    cdef double[::1] O
-    cdef double[::1] R = np.empty(W, dtype=np.float64)
-    cdef int[::1] Rm = np.empty(W, dtype=np.intc)
-    cdef double[::1] buf = np.empty(2 * W * W + 4, dtype=np.float64)
-    cdef int[::1] tag = np.empty(2 * W, dtype=np.intc)
+    cdef double[::1] O, OM, OS
+    cdef double[::1] Rt = np.empty(W * W, dtype=np.float64)
+    cdef int[::1] Rm = np.empty(W * W, dtype=np.intc)
+    cdef double[::1] M = np.empty(W, dtype=np.float64)
+    cdef double[::1] S = np.empty(W, dtype=np.float64)
+    cdef double[::1] buf = np.empty(4 * W + 4, dtype=np.float64)
     cdef double[::1] marg = np.zeros(n * n, dtype=np.float64)
     cdef double[::1] gs, gl, gr, gt
     cdef double logZ
     cdef bint grads = gradients
     with nogil:
         if tb.t.ctx:
-            hybc_fill(&tb.t, SR_LOG, &I[0], NULL, &R[0], &Rm[0], &buf[0], &tag[0])
+            hybc_fill(&tb.t, SR_LOG, &I[0], NULL, &Rt[0], &Rm[0], &M[0], &S[0])
             logZ = I[cidx(W, 0, 0, n + 1)]
         else:
-            hyb_fill(&tb.t, SR_LOG, &I[0], &CT[0], NULL, &buf[0], &tag[0])
+            hyb_fill(&tb.t, SR_LOG, &I[0], NULL, &M[0], &S[0])
             logZ = I[n + 1]
     if not (marginals or gradients) or logZ == NEG:
         return logZ, None, None
     O = np.empty(size, dtype=np.float64)
+    OM = np.empty(W * W, dtype=np.float64)
+    OS = np.empty(W * W, dtype=np.float64)
     gs = np.zeros(N1 * N1 * N1 if tb.t.ctx else N1 * N1, dtype=np.float64)
     gl = np.zeros(N1 * N1 * N1, dtype=np.float64)
     gr = np.zeros(N1 * N1 * N1, dtype=np.float64)
@@ -721,9 +781,8 @@ def hybrid_inside_outside(shift, left, right, root, *, marginals=True, gradients
             hybc_marginals(&tb.t, &I[0], &O[0], logZ, &marg[0],
                            &gs[0] if grads else NULL, &gl[0], &gr[0], &gt[0])
         else:
-            hyb_outside(&tb.t, &I[0], &O[0], &buf[0])
-            hyb_marginals(&tb.t, &I[0], &O[0], logZ, &marg[0],
-                          &gs[0] if grads else NULL, &gl[0], &gr[0], &gt[0])
+            hyb_outside_marg(&tb.t, &I[0], &O[0], &OM[0], &OS[0], logZ, &marg[0],
+                             &gs[0] if grads else NULL, &gl[0], &gr[0], &gt[0])
     g = None
     if gradients:
         g = {"shift": np.asarray(gs).reshape(tb.keep[0].shape),
@@ -740,12 +799,12 @@ def eager_viterbi(shift, right, left, reduce, root):
     cdef int n = tb.t.n, W = n + 2, pos = 0
     cdef double[::1] C = np.empty(2 * W * W, dtype=np.float64)
     cdef int[::1] bp = np.full(2 * W * W, -1, dtype=np.intc)
-    cdef double[::1] buf = np.empty(4 * W, dtype=np.float64)
-    cdef int[::1] tag = np.empty(4 * W, dtype=np.intc)
+    cdef double[::1] M = np.empty(W, dtype=np.float64)
+    cdef double[::1] S = np.empty(W, dtype=np.float64)
     cdef signed char[::1] out = np.zeros(2 * n, dtype=np.int8)
     cdef double best
     with nogil:
-        eag_fill(&tb.t, SR_MAX, &C[0], &bp[0], &buf[0], &tag[0])
+        eag_fill(&tb.t, SR_MAX, &C[0], &bp[0], &M[0], &S[0])
         best = C[eidx(W, 0, 0, n + 1)]
         if best > NEG:
             eag_trace(&bp[0], W, 0, 0, n + 1, &out[0], &pos)
@@ -760,28 +819,29 @@ def eager_inside_outside(shift, right, left, reduce, root, *, marginals=True, gr
     cdef _EagTables tb = _EagTables(shift, right, left, reduce, root)
     cdef int n = tb.t.n, W = n + 2, N1 = n + 1
     cdef double[::1] I = np.empty(2 * W * W, dtype=np.float64)
-    cdef double[::1] O
-    cdef double[::1] buf = np.empty(8 * W * W + 8, dtype=np.float64)
-    cdef int[::1] tag = np.empty(4 * W, dtype=np.intc)
+    cdef double[::1] O, OM, OS
+    cdef double[::1] M = np.empty(W, dtype=np.float64)
+    cdef double[::1] S = np.empty(W, dtype=np.float64)
     cdef double[::1] marg = np.zeros(n * n, dtype=np.float64)
     cdef double[::1] gs, gr, gl, gd, gt
     cdef double logZ
     cdef bint grads = gradients
     with nogil:
-        eag_fill(&tb.t, SR_LOG, &I[0], NULL, &buf[0], &tag[0])
+        eag_fill(&tb.t, SR_LOG, &I[0], NULL, &M[0], &S[0])
         logZ = I[eidx(W, 0, 0, n + 1)]
     if not (marginals or gradients) or logZ == NEG:
         return logZ, None, None
     O = np.empty(2 * W * W, dtype=np.float64)
+    OM = np.empty(2 * W * W, dtype=np.float64)
+    OS = np.empty(2 * W * W, dtype=np.float64)
     gs = np.zeros(2 * N1 * N1, dtype=np.float64)
     gr = np.zeros(2 * N1 * N1, dtype=np.float64)
     gl = np.zeros(N1 * N1 * N1, dtype=np.float64)
     gd = np.zeros(2 * N1 * N1 * N1, dtype=np.float64)
     gt = np.zeros(N1 * N1, dtype=np.float64)
     with nogil:
-        eag_outside(&tb.t, &I[0], &O[0], &buf[0])
-        eag_marginals(&tb.t, &I[0], &O[0], logZ, &marg[0],
-                      &gs[0] if grads else NULL, &gr[0], &gl[0], &gd[0], &gt[0])
+        eag_outside_marg(&tb.t, &I[0], &O[0], &OM[0], &OS[0], logZ, &marg[0],
+                         &gs[0] if grads else NULL, &gr[0], &gl[0], &gd[0], &gt[0])
     g = None
     if gradients:
         g = {"shift": np.asarray(gs).reshape(2, N1, N1),
