@@ -16,6 +16,7 @@ SYSTEMS = {
     "lr_spine": ("lr_spine", "LRSpine"),
     "attardi": ("attardi", "Attardi"),
     "arc_eager": ("arc_eager", "ArcEager"),
+    "swap": ("swap", "SwapSystem"),
 }
 
 

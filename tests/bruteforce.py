@@ -5,7 +5,7 @@ transitions and cost functions that training uses. `minloss` is an exhaustive me
 search over all action sequences; `check_costs` compares a system's costs with it.
 """
 import random
-from typing import Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from spacy_dynoracle.testing import Simulator
 
@@ -196,18 +196,105 @@ def check_costs(sim: Simulator, bf: BruteForce) -> List[str]:
     return errors
 
 
-def static_rebuilds(system: str, gold_heads, **options) -> Optional[List[int]]:
+def static_sequence(system: str, gold_heads, **options) -> Tuple[List[int], List[str]]:
     """Follow the static oracle (the zero-cost move) from the initial state; return the
-    heads it builds."""
-    sim = Simulator(system, len(gold_heads), oracle="static", **options)
-    for _ in range(10 * len(gold_heads) + 10):
+    heads it builds and its actions. `oracle` defaults to "static"."""
+    oracle = options.pop("oracle", "static")
+    sim = Simulator(system, len(gold_heads), oracle=oracle, **options)
+    n = len(gold_heads)
+    actions = []
+    for _ in range(2 * n + n * n + 10):    # swap: 2n + 2#SW transitions, #SW <= n(n-1)/2
         if sim.is_final():
-            return sim.heads()
+            return sim.heads(), actions
         costs = sim.costs(gold_heads)
         zero = [a for a, c in costs.items() if c == 0]
         assert len(zero) == 1, f"static oracle must give exactly one move, got {costs}"
         sim.apply(zero[0])
+        actions.append(zero[0])
     raise AssertionError(f"static oracle did not terminate on {gold_heads}")
+
+
+def static_rebuilds(system: str, gold_heads, **options) -> Optional[List[int]]:
+    """The heads the static oracle builds from the initial state."""
+    return static_sequence(system, gold_heads, **options)[0]
+
+
+# ---- gold reachability (non-deterministic oracles, inexact costs) --------------------------
+class GoldReach:
+    """Exhaustive search for the gold tree itself: which actions keep it reachable, and the
+    fewest `weight`-ed actions (e.g. SWAPs) of a derivation. Only states whose built heads
+    are all gold are expanded (the package's systems are monotone: a head once set is
+    never changed, so no other state can reach the gold tree). `allowed(sim, action)`
+    restricts the actions (e.g. swap's projective-order swaps, specs/swap.md §7)."""
+
+    def __init__(self, gold_heads: Sequence[int], allowed: Optional[Callable] = None,
+                 weight: Optional[Callable] = None):
+        self.gold_heads = list(gold_heads)
+        self.allowed = allowed or (lambda sim, action: True)
+        self.weight = weight or (lambda action: 0)
+        self.memo: Dict[tuple, Optional[int]] = {}
+
+    def consistent(self, sim: Simulator) -> bool:
+        return all(h == -1 or g < 0 or h == g for h, g in zip(sim.heads(), self.gold_heads))
+
+    def best(self, sim: Simulator) -> Optional[int]:
+        """Fewest weighted actions to the gold tree from sim (None: unreachable)."""
+        key = sim.key()
+        if key in self.memo:
+            return self.memo[key]
+        value = None
+        if not self.consistent(sim):
+            value = None
+        elif sim.is_final():
+            value = 0
+        else:
+            actions = sim.actions()
+            assert actions, f"no valid action in a non-final state: {sim!r}"
+            for a in actions:
+                if not self.allowed(sim, a):
+                    continue
+                v = self.best(sim.copy().apply(a))
+                if v is not None:
+                    v += self.weight(a)
+                    if value is None or v < value:
+                        value = v
+        self.memo[key] = value
+        return value
+
+    def reachable(self, sim: Simulator) -> bool:
+        return self.best(sim) is not None
+
+    def keeping_gold(self, sim: Simulator) -> set:
+        """The allowed actions after which the gold tree is still reachable."""
+        return {a for a in sim.actions()
+                if self.allowed(sim, a) and self.reachable(sim.copy().apply(a))}
+
+
+def zero_set_check(sim: Simulator, bf: BruteForce, costs: Optional[Dict[str, int]] = None):
+    """For an inexact cost: (zero-cost set, set of truly optimal actions by exhaustive
+    search). Exact zero set: equal; sound: zero <= optimal; complete: optimal <= zero."""
+    costs = sim.costs(bf.gold_heads) if costs is None else costs
+    now = bf.minloss(sim)
+    optimal = {a for a in sim.actions() if bf.minloss(sim.copy().apply(a)) == now}
+    zero = {a for a, c in costs.items() if c == 0}
+    return zero, optimal
+
+
+def agreement_rates(samples) -> Dict[str, Dict[str, float]]:
+    """samples: iterable of (region, zero set, optimal set). Per region: count and the
+    shares of states whose zero set is exactly optimal, sound (no zero-cost action is
+    suboptimal) and complete (every optimal action has cost zero)."""
+    out: Dict[str, Dict[str, float]] = {}
+    for region, zero, optimal in samples:
+        r = out.setdefault(region, {"states": 0, "exact": 0, "sound": 0, "complete": 0})
+        r["states"] += 1
+        r["exact"] += zero == optimal
+        r["sound"] += zero <= optimal
+        r["complete"] += optimal <= zero
+    for r in out.values():
+        for k in ("exact", "sound", "complete"):
+            r[k] = r[k] / r["states"]
+    return out
 
 
 # ---- every complete computation, scored (tabulation tests) ----------------------------------

@@ -1,0 +1,92 @@
+# Oracles of the swap system over plain arrays (knows nothing of spaCy's StateC).
+# Spec: ../shared/specs/swap.md (§1 system, §2 gold preprocessing, §3 predicates, §4 static
+# oracles, §6 non-deterministic oracles, §10 cost for every configuration).
+#
+# Oracle space: tokens 0..n-1 of the doc; the virtual root is implicit (-1) at the bottom of
+# the stack, so the spec's "s1 = 0" is "ns == 1" here and its RA with s1 = 0 is ROOT.
+# A configuration (Cfg) is the stack stk[0..ns-1] (bottom -> top) and the buffer kept as a
+# stack in reverse, buf[nb-1] = b0 (spec §1.3), plus missing[x] = number of live dependents
+# of x in the tree the policy follows (spec §2.3).
+from libc.stdint cimport uint64_t
+from libcpp.unordered_map cimport unordered_map
+from spacy.structs cimport TokenC
+
+cdef enum:
+    SW_INF = 1 << 28
+
+# unlabelled moves, same ids as system_base's enum
+cdef enum:
+    M_SHIFT = 0
+    M_LEFT = 1
+    M_RIGHT = 2
+    M_ROOT = 3
+    M_SWAP = 4
+
+
+cdef struct SwapGoldC:
+    int n
+    int* head            # oracle tree: gold head, -1 = virtual root (unknown heads too)
+    int* known           # 1 if the gold head is known (counts in the loss)
+    int* rank            # position in the projective order of the gold tree (spec §2.1)
+    int* mpc             # maximal projective component representative (spec §2.2)
+    int mpc_fallback     # 1 if MINIMAL hit the state budget and fell back to LAZY
+    int n_minimal_swaps
+    int n_lazy_swaps
+    int n_eager_swaps
+    unordered_map[uint64_t, int]* minimal   # state key -> MINIMAL move on its path
+    # scratch of the dynamic cost (O(n) each)
+    int* thead2          # repaired tree T' (spec §10.2)
+    int* trank2          # its projective order
+    int* trank3          # an order of T' following the processing sequence
+    int* work
+
+
+cdef struct Cfg:
+    int n
+    int* stk
+    int ns
+    int* buf
+    int nb
+    int* missing         # live dependents per token w.r.t. thead
+    int* live            # 1 while the token is on the stack or in the buffer
+    int loss             # wrong heads built so far (w.r.t. ghead, known heads only)
+    const int* thead     # tree the policy follows (-1 = root)
+    const int* trank     # order the policy swaps towards
+    const int* ghead     # real gold (-1 = root) for the loss
+    const int* known
+    const TokenC* sent   # preset sentence starts (NULL: none)
+
+
+cdef int cfg_alloc(Cfg* c, int n) noexcept nogil
+cdef void cfg_free(Cfg* c) noexcept nogil
+cdef void cfg_copy(Cfg* dst, const Cfg* src) noexcept nogil
+cdef void cfg_set_missing(Cfg* c) noexcept nogil
+cdef uint64_t cfg_key(const Cfg* c) noexcept nogil
+cdef void cfg_valid(const Cfg* c, int* valid) noexcept nogil
+cdef void cfg_do(Cfg* c, int move) noexcept nogil
+cdef int cfg_wrong(const Cfg* c, int move) noexcept nogil
+
+cdef bint can_la(const Cfg* c) noexcept nogil
+cdef bint can_ra(const Cfg* c) noexcept nogil
+cdef bint can_sw_eager(const Cfg* c) noexcept nogil
+cdef bint can_sw_lazy(const Cfg* c, const int* mpc) noexcept nogil
+cdef int static_eager(const Cfg* c) noexcept nogil
+cdef int static_lazy(const Cfg* c, const int* mpc) noexcept nogil
+cdef bint can_shift(const Cfg* c) noexcept nogil
+cdef int nd_all(const Cfg* c) noexcept nogil
+cdef int nd_sw(const Cfg* c) noexcept nogil
+cdef bint eager_completes(const Cfg* c) noexcept nogil
+cdef int rollout(Cfg* c) noexcept nogil
+cdef int exact_costs(const Cfg* c, int* cost, int budget) noexcept nogil
+cdef bint same_segment(const TokenC* sent, int a, int b) noexcept nogil
+cdef void proj_order(int n, const int* heads, const int* is_node, int* rank, int* work) noexcept nogil
+cdef void process_order(int n, const int* heads, const int* is_node, const int* pos, int* rank,
+                        int* work) noexcept nogil
+
+
+cdef class SwapOracleData:
+    """Per-document oracle data (GoldC.extra points at .c); owns every buffer."""
+    cdef SwapGoldC c
+    cdef object mem
+    cdef readonly object eager_seq, lazy_seq, minimal_seq
+    cdef void _init_cfg(self, Cfg* c)
