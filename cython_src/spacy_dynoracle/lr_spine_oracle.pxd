@@ -51,7 +51,8 @@ cdef void lrs_gold_free(LRSGold* g) noexcept nogil
 cdef class LRSWork:
     """Scratch of the DP, reused across states (one per transition system)."""
     cdef vector[vector[Entry]] cells
-    cdef vector[int] mark, R, rootR, maxL, maxR
+    cdef vector[int] mark, R, rootR, maxL, maxR, posL, posR
+    cdef const LRSGold* g
     cdef vector[char] drop
     cdef vector[LRSElem] succ
     cdef vector[LRSElem] SL

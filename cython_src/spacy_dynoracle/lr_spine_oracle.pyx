@@ -38,6 +38,9 @@ cdef bint root_before(const Entry& a, const Entry& b) noexcept nogil:
 
 
 cdef inline int dlt(const LRSGold* g, int h, int d) noexcept nogil:
+    """δ(h -> d); d < 0 is a wildcard root (see LRSWork.insert), never a gold dependent."""
+    if d < 0:
+        return 1
     cdef int gh = g.head[d]
     return 0 if (gh == h or gh == LRS_UNKNOWN) else 1
 
@@ -148,7 +151,7 @@ cdef class LRSWork:
         child among rootL[k], k > i."""
         cdef int s, t = 1
         for s in range(1, sp.len):
-            if self.maxL[sp.node[s]] > i:
+            if sp.node[s] >= 0 and self.maxL[sp.node[s]] > i:
                 sp.node[t] = sp.node[s]
                 sp.dep[t] = sp.dep[s]
                 t += 1
@@ -160,7 +163,7 @@ cdef class LRSWork:
         rootR[k], k > j."""
         cdef int s, t = 1
         for s in range(1, sp.len):
-            if self.maxR[sp.node[s]] > j:
+            if sp.node[s] >= 0 and self.maxR[sp.node[s]] > j:
                 sp.node[t] = sp.node[s]
                 sp.dep[t] = sp.dep[s]
                 t += 1
@@ -168,9 +171,25 @@ cdef class LRSWork:
         return 0
 
     cdef void insert(self, vector[Entry]* cell, Entry* e, int i, int j) noexcept nogil:
-        """Prune (restriction 1) and append; duplicates go when the cell is complete."""
+        """Prune (restriction 1) and append; duplicates go when the cell is complete.
+
+        A root that can take no more gold dependents (none among the unconsumed roots) and
+        whose known gold head is no node of an unconsumed element (spine nodes of σL[k],
+        k > i; fragment roots σR[k], k > j) gets δ = 1 for every arc it will still be part
+        of, as a head or as a dependent, and is pruned from the spines once it is a
+        dependent: its identity no longer matters. Such roots become the wildcard -1, so
+        entries that differ only in them merge (exact; it keeps cells small for deep
+        stacks)."""
+        cdef int h = e.root
+        cdef int gh
         self.prune_ls_at(&e.ls, i)
         self.prune_rs_at(&e.rs, j)
+        if h > 0 and self.maxL[h] <= i and self.maxR[h] <= j:
+            gh = self.g.head[h]
+            if gh >= 0 and self.posL[gh] <= i and self.posR[gh] <= j:
+                e.root = -1
+                e.ls.node[0] = -1
+                e.rs.node[0] = -1
         cell.push_back(e[0])
 
     cdef void dominance(self, vector[Entry]* cell) noexcept nogil:
@@ -233,6 +252,9 @@ cdef class LRSWork:
             self.maxR.resize(n + 2, 0)
             self.R.resize(n + 2, 0)
             self.rootR.resize(n + 3, 0)
+            self.posL.resize(n + 2, 0)
+            self.posR.resize(n + 2, 0)
+        self.g = g
         # SL[i] = el[lL - i], i = 1..lL (top first); Phase 1: right stack (§3.2), marking
         # only the roots of the stack elements
         for t in range(lL):
@@ -266,6 +288,15 @@ cdef class LRSWork:
             h = g.head[self.rootR[j]]
             if h >= 0:
                 self.maxR[h] = j
+        # posL[x] = k if x is on a spine of σL[k]; posR[x] = j if x = rootR[j], j >= 2
+        for i in range(1, lL + 1):
+            tb = &el[lL - i]
+            for t in range(tb.nl):
+                self.posL[tb.ls[t]] = i
+            for t in range(tb.nr):
+                self.posL[tb.rs[t]] = i
+        for j in range(2, lR + 1):
+            self.posR[self.rootR[j]] = j
         # cells T[i][j] at (i - 1) * lR + (j - 1)
         if <int>self.cells.size() < lL * lR:
             self.cells.resize(lL * lR)
@@ -362,6 +393,12 @@ cdef class LRSWork:
             h = g.head[self.rootR[j]]
             if h >= 0:
                 self.maxR[h] = 0
+            self.posR[self.rootR[j]] = 0
+        for t in range(lL):
+            for s in range(el[t].nl):
+                self.posL[el[t].ls[s]] = 0
+            for s in range(el[t].nr):
+                self.posL[el[t].rs[s]] = 0
         return best
 
     cdef void values(self, const LRSGold* g, const LRSElem* el, int nE, int b,
