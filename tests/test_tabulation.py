@@ -102,12 +102,17 @@ SYSTEMS = {
                    ("shift", "left", "right", "root")),
     "arc_eager": (eager_tables, eager_scorer, tab.eager_viterbi, tab.eager_inside_outside,
                   ("shift", "right", "left", "reduce", "root")),
+    # arc_standard reads the same windows as arc_hybrid: shift[s0, b0], left/right[s1, s0, b0]
+    # (LEFT: s0 -> s1, RIGHT: s1 -> s0), root[s0, b0]
+    "arc_standard": (hybrid_tables, hybrid_scorer, tab.standard_viterbi,
+                     tab.standard_inside_outside, ("shift", "left", "right", "root")),
 }
 
 
 def variants():
     out = [("arc_hybrid", {}, ""), ("arc_hybrid", {"ctx": True}, "-context"),
-           ("arc_eager", {}, "-flags"), ("arc_eager", {"flagged": False}, "-noflags")]
+           ("arc_eager", {}, "-flags"), ("arc_eager", {"flagged": False}, "-noflags"),
+           ("arc_standard", {}, "")]
     return [pytest.param(s, o, id=s + suffix,
                          marks=[] if _system_available(s) else
                          pytest.mark.skip(reason=f"{s} is not built")) for s, o, suffix in out]
@@ -172,7 +177,7 @@ def test_n7():
     check_case("arc_hybrid", 7, np.random.default_rng(7), integer=True)
 
 
-@pytest.mark.parametrize("system", [p for p in ("arc_hybrid", "arc_eager") if _system_available(p)])
+@pytest.mark.parametrize("system", [p for p in SYSTEMS if _system_available(p)])
 def test_counting(system):
     """Spec §9 test 4: with all scores 0, exp(logZ) is the number of complete computations;
     it must equal the brute-force count (and, for arc-hybrid, the spec's published counts)."""
@@ -183,8 +188,8 @@ def test_counting(system):
         logZ, _, _ = io(*[tables[k] for k in order], marginals=False)
         assert round(math.exp(logZ)) == bf["count"]
         assert math.isclose(math.exp(logZ), bf["count"], rel_tol=1e-9)
-        if system == "arc_hybrid":
-            assert bf["count"] == SPEC_COUNTS[n]
+        if system == "arc_hybrid" or (system == "arc_standard" and n <= 5):
+            assert bf["count"] == SPEC_COUNTS[n]     # spec §9 (arc-standard: n <= 6 tokens)
 
 
 def test_invalid_moves_as_minus_inf():
