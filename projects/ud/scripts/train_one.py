@@ -11,6 +11,7 @@ run.json. An existing run.json means the run is done: it is skipped unless --for
 """
 import argparse
 import json
+import resource
 import shlex
 import shutil
 import subprocess
@@ -87,12 +88,15 @@ def train(run: Run, treebank: str, *, output=PROJECT / "training", pipeline="par
     cmd = train_command(run, files, out, pipeline=pipeline, seed=seed, **kwargs)
     print("+ " + shlex.join(cmd), flush=True)
     start = time.time()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(cmd, check=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     seconds = time.time() - start
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     write_json(out / "run.json", {
         "treebank": treebank, "pipeline": pipeline, "run": run.id, "system": run.system,
         "oracle": run.oracle, "dynamic": run.dynamic, "options": run.options, "seed": seed,
-        "train_seconds": round(seconds, 1), "command": shlex.join(cmd),
+        "train_seconds": round(seconds, 1), "train_cpu_seconds": round(cpu, 1), "command": shlex.join(cmd),
         "settings": {k: v for k, v in kwargs.items()}, "versions": versions()})
     return out
 
