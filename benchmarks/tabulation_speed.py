@@ -7,7 +7,8 @@ spec dp_tabulation.md §7) at n = 30, 60, 100 words, on random float64 window-sc
 
 Prints the median and min wall time per call (ms) of: Viterbi + backtrace (decode) and
 inside + outside + arc marginals (marginals) for arc-hybrid (plain O(n^3) chart and the
-context O(n^4) chart) and arc-eager (plain chart, head flags of s0 in the windows). The
+context O(n^4) chart), arc-eager (plain chart, head flags of s0 in the windows) and
+arc-standard (O(n^5), up to --standard-max). Wall time: run it on an otherwise idle CPU. The
 spec's plain C max-plus kernel for the arc-eager/hybrid O(n^3) window DP: about
 0.07 / 0.5 / 2.3 ms at n = 30 / 60 / 100 (float32, single thread).
 """
@@ -36,6 +37,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=10)
     ap.add_argument("--context-max", type=int, default=100,
                     help="skip the O(n^4) context chart above this length")
+    ap.add_argument("--standard-max", type=int, default=60,
+                    help="skip the O(n^5) arc-standard chart above this length")
     args = ap.parse_args()
     tab = load_compiled("tabulation")
     rng = np.random.default_rng(0)
@@ -56,8 +59,14 @@ def main():
         ]
         if n <= args.context_max:
             rows.append(("arc_hybrid decode  context O(n^4)", lambda: tab.hybrid_viterbi(*hc)))
+            rows.append(("arc_hybrid marginals context O(n^4)",
+                         lambda: tab.hybrid_inside_outside(*hc)))
+        if n <= args.standard_max:
+            rows.append(("arc_standard decode O(n^5)", lambda: tab.standard_viterbi(*h)))
+            rows.append(("arc_standard marginals O(n^5)", lambda: tab.standard_inside_outside(*h)))
         for name, fn in rows:
-            med, best = timeit(fn, args.repeat if "context" not in name else max(3, args.repeat // 3))
+            slow = "context" in name or "standard" in name
+            med, best = timeit(fn, max(3, args.repeat // 3) if slow else args.repeat)
             print(f"{n:>4} {name:<34} {med:>10.3f} {best:>9.3f}", flush=True)
 
 
