@@ -243,6 +243,32 @@ def dynamic_vs_static(by_id):
     return out
 
 
+def versus_spacy(by_id):
+    """Sentences: LAS and non-projective arc recall of each run vs spaCy's parser."""
+    stock = by_id.get("spacy_parser")
+    if not stock:
+        return []
+
+    def mean(rs, path):
+        vals = [value(r, "test", path) for r in rs]
+        vals = [v for v in vals if v is not None]
+        return statistics.fmean(vals) if vals else None
+
+    s_las, s_np = mean(stock, ("LAS", "f1")), mean(stock, ("NonProjArcs", "recall"))
+    out = []
+    for rid, rs in by_id.items():
+        if rid == "spacy_parser":
+            continue
+        las, np_r = mean(rs, ("LAS", "f1")), mean(rs, ("NonProjArcs", "recall"))
+        if las is None or s_las is None:
+            continue
+        text = f"{rid}: LAS {las - s_las:+.2f}"
+        if np_r is not None and s_np is not None:
+            text += f", non-projective arc recall {np_r - s_np:+.1f} ({np_r:.1f} vs {s_np:.1f})"
+        out.append(text + " vs spaCy's parser")
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--output", type=Path, default=PROJECT / "training")
@@ -275,6 +301,10 @@ def main(argv=None):
         dvs = dynamic_vs_static(by_id)
         if dvs:
             lines += ["Dynamic vs static:", ""] + [f"* {s}" for s in dvs] + [""]
+        vs = versus_spacy(by_id)
+        if vs:
+            lines += ["Against spaCy's parser (pseudo-projective lifting), test set:", ""] + \
+                [f"* {s}" for s in vs] + [""]
     written = plots(groups, args.plots)
     if written:
         lines += ["## Plots", ""]
