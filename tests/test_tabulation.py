@@ -293,3 +293,64 @@ def test_many_random_cases(system, opts):
     for n in range(1, 8):
         for r in range(40 if n <= 5 else (12 if n == 6 else 5)):
             check_case(system, n, rng, integer=bool(r % 2 == 0), **opts)
+
+
+WINDOWS = {"arc_hybrid": tab.hybrid_windows, "arc_eager": tab.eager_windows,
+           "arc_standard": tab.standard_windows}
+
+
+@pytest.mark.parametrize("system,opts", variants())
+def test_windows_are_all_the_chart_reads(system, opts):
+    """*_windows lists every table entry the chart reads: tables that are NaN everywhere
+    else give the same logZ, marginals and Viterbi score (a NaN read would drop a rule)."""
+    make, _, vit, io, order = SYSTEMS[system]
+    rng = np.random.default_rng(17)
+    for n in range(1, 7):
+        full = make(n, rng, False, **opts)
+        wins = WINDOWS[system](n, True) if opts.get("ctx") else WINDOWS[system](n)
+        masked = {}
+        for name, a in full.items():
+            idx = wins[name]
+            if len(idx) == a.ndim + 1:            # flag axis listed, table given without it
+                idx = idx[1:]
+            m = np.full_like(a, np.nan)
+            m[idx] = a[idx]
+            masked[name] = m
+        z1, m1, _ = io(*[full[k] for k in order])
+        z2, m2, _ = io(*[masked[k] for k in order])
+        assert math.isclose(z1, z2, rel_tol=1e-12), (n, z1, z2)
+        assert np.allclose(m1, m2, atol=1e-12)
+        assert vit(*[full[k] for k in order])[0] == vit(*[masked[k] for k in order])[0]
+
+
+def test_window_counts_match_spec():
+    """Spec §7: C(n+1, 3) reduce windows (s1, s0, b0) with b0 a word: 4 495 / 35 990 /
+    166 650 for n = 30 / 60 / 100."""
+    for n, count in ((30, 4495), (60, 35990), (100, 166650)):
+        assert len(tab.hybrid_windows(n)["left"][0]) == count
+
+
+def test_negative_control_untied_context():
+    """Spec §9.6: the context chart without tying the right premise's context to the left
+    premise's head must disagree with exhaustive search on some inputs."""
+    rng = np.random.default_rng(6)
+    wrong = 0
+    for _ in range(6):
+        n = 4
+        t = hybrid_tables(n, rng, integer=True, ctx=True)
+        bf = search_computations(Simulator("arc_hybrid", n), hybrid_scorer(t))
+        args = [t[k] for k in ("shift", "left", "right", "root")]
+        assert tab.hybrid_viterbi(*args)[0] == bf["best"]
+        wrong += tab.hybrid_viterbi(*args, _untie_context=True)[0] != bf["best"]
+    assert wrong > 0
+
+
+def test_eliminate_labels():
+    rng = np.random.default_rng(9)
+    lab = rng.normal(size=(4, 4, 4, 3))
+    best, arg = tab.eliminate_labels(lab, semiring="max")
+    assert np.array_equal(best, lab.max(-1)) and np.array_equal(arg, lab.argmax(-1))
+    lse = tab.eliminate_labels(lab, semiring="log")
+    assert np.allclose(lse, np.log(np.exp(lab).sum(-1)))
+    lab[0, 0, 0, :] = -np.inf
+    assert tab.eliminate_labels(lab, semiring="log")[0, 0, 0] == -np.inf

@@ -97,6 +97,7 @@ cdef inline double lfin(double M, double S) noexcept nogil:
 cdef struct Hyb:
     int n
     int ctx
+    int untie       # negative control only (spec §9.6): right premise's context not tied
     const double* shift
     const double* left
     const double* right
@@ -295,7 +296,8 @@ cdef void hybc_fill(const Hyb* t, int sr, double* E, int* bp, double* Rt, int* R
     for i in range(P - 1, -1, -1):
         si = sw(i, n)
         for k in range(i + 1, P):
-            Ek = E + cidx(W, i, k, 0)
+            # spec §5.5: the right premise's context is the left premise's head i
+            Ek = E + cidx(W, (k - 1) if t.untie else i, k, 0)
             lrow = t.left + (si * N1 + k - 1) * N1 - 1
             if i == 0:
                 prow = t.root + (k - 1) * N1 - 1
@@ -839,6 +841,7 @@ cdef class _HybTables:
                      _table(root, (N1, N1), "root")]
         self.t.n = n
         self.t.ctx = ctx
+        self.t.untie = 0
         self.t.shift = _ptr(self.keep[0].reshape(-1))
         self.t.left = _ptr(self.keep[1].reshape(-1))
         self.t.right = _ptr(self.keep[2].reshape(-1))
@@ -869,13 +872,16 @@ cdef class _EagTables:
         self.t.root = _ptr(self.keep[4].reshape(-1))
 
 
-def hybrid_viterbi(shift, left, right, root):
+def hybrid_viterbi(shift, left, right, root, *, _untie_context=False):
     """Best transition sequence of arc_hybrid under window scores (spec §3.3, §4, §6).
 
     Returns (best score, moves): moves is an int8 array of 2n move ids (MOVE_NAMES; the
     package's SHIFT/LEFT/RIGHT/ROOT), replayable from the initial state. A 3-D `shift`
-    table [s1, s0, b0] selects the context chart (spec §5.5, O(n^4))."""
+    table [s1, s0, b0] selects the context chart (spec §5.5, O(n^4)). `_untie_context`
+    breaks the chart on purpose (the right premise's context is not the left premise's
+    head): a negative control for the tests (spec §9.6), never for use."""
     cdef _HybTables tb = _HybTables(shift, left, right, root)
+    tb.t.untie = bool(_untie_context)
     cdef int n = tb.t.n, W = n + 2, pos = 0
     cdef long size = <long>W * W * W if tb.t.ctx else <long>W * W
     cdef double[::1] C = np.empty(size, dtype=np.float64)
@@ -1076,6 +1082,85 @@ def standard_inside_outside(shift, left, right, root, *, marginals=True, gradien
         g = {"shift": np.asarray(gs).reshape(N1, N1), "left": np.asarray(gl).reshape(N1, N1, N1),
              "right": np.asarray(gr).reshape(N1, N1, N1), "root": np.asarray(gt).reshape(N1, N1)}
     return logZ, np.asarray(marg).reshape(n, n), g
+
+
+# ---- windows a model must score (batched scoring, spec §7 step 2) -----------------------------
+def _rules(n):
+    """All rule instances (i, k, j) of the plain charts in spec positions, 0 <= i < k < j <= n+1."""
+    P = n + 1
+    i, k, j = np.nonzero(np.triu(np.ones((P + 1, P + 1), dtype=bool), 1)[:, :, None]
+                         & np.triu(np.ones((P + 1, P + 1), dtype=bool), 1)[None, :, :])
+    return i, k, j
+
+
+def _sw(x, n):
+    return np.where(x == 0, n, x - 1)
+
+
+def hybrid_windows(n, context=False):
+    """Index arrays of exactly the table entries the arc_hybrid chart reads, per table:
+    {"shift": (s0, b0) or (s1, s0, b0), "left": (s1, s0, b0), "right": (s1, s0, b0),
+    "root": (s0, b0)}. A model scores these windows in one batch and scatters the scores
+    with `table[idx] = scores`; every other entry is never read (it may stay NaN)."""
+    i, k, j = _rules(n)
+    pairs = np.unique(np.stack([i, k]), axis=1)
+    out = {"left": (_sw(i, n)[j <= n], (k - 1)[j <= n], (j - 1)[j <= n]),
+           "right": (_sw(i, n)[i > 0], (k - 1)[i > 0], (j - 1)[i > 0]),
+           "root": ((k - 1)[i == 0], (j - 1)[i == 0])}
+    if context:
+        # push of k onto i with p below i: p < i (p = 0: none), or p = 0 for i = 0
+        trip = [(p, a, b) for a, b in pairs.T for p in (range(a) if a > 0 else (0,))]
+        p_, a_, b_ = np.array(trip, dtype=np.intp).T
+        out["shift"] = (_sw(p_, n), _sw(a_, n), b_ - 1)
+    else:
+        out["shift"] = (_sw(pairs[0], n), pairs[1] - 1)
+    return out
+
+
+def eager_windows(n):
+    """As hybrid_windows, for eager_viterbi / eager_inside_outside (flagged tables):
+    {"shift": (f, s0, b0), "right": (f, s0, b0), "left": (s1, s0, b0),
+    "reduce": (f, s1, s0, b0), "root": (s0, b0)}."""
+    i, k, j = _rules(n)
+    a, b = np.unique(np.stack([i, k]), axis=1)
+    out = {"left": (_sw(i, n)[j <= n], (k - 1)[j <= n], (j - 1)[j <= n]),
+           "root": ((k - 1)[i == 0], (j - 1)[i == 0])}
+    f0 = np.zeros_like(a)
+    w = a > 0
+    out["shift"] = (np.concatenate([f0, f0[w] + 1]), np.concatenate([_sw(a, n), _sw(a[w], n)]),
+                    np.concatenate([b - 1, b[w] - 1]))
+    out["right"] = (np.concatenate([f0[w], f0[w] + 1]), np.concatenate([a[w] - 1, a[w] - 1]),
+                    np.concatenate([b[w] - 1, b[w] - 1]))
+    r = i > 0
+    z = np.zeros(r.sum(), dtype=i.dtype)
+    out["reduce"] = (np.concatenate([z, z + 1]), np.concatenate([i[r] - 1] * 2),
+                     np.concatenate([k[r] - 1] * 2), np.concatenate([j[r] - 1] * 2))
+    return out
+
+
+def standard_windows(n):
+    """As hybrid_windows, for standard_viterbi / standard_inside_outside."""
+    i, k, j = _rules(n)                   # here (h1, h2, j): h1 < h2 < j
+    pairs = np.unique(np.stack([i, k]), axis=1)
+    w = i > 0
+    return {"shift": (_sw(pairs[0], n), pairs[1] - 1),
+            "left": (i[w] - 1, k[w] - 1, j[w] - 1), "right": (i[w] - 1, k[w] - 1, j[w] - 1),
+            "root": ((k - 1)[~w], (j - 1)[~w])}
+
+
+def eliminate_labels(scores, axis=-1, semiring="max"):
+    """Spec §5.7: labelled move scores -> unlabelled window scores, when labels never feed
+    back into the features. semiring="max": (max over labels, argmax label) for Viterbi;
+    "log": log-sum-exp over labels for inside/outside."""
+    scores = np.asarray(scores, dtype=np.float64)
+    if semiring == "max":
+        return scores.max(axis=axis), scores.argmax(axis=axis)
+    if semiring == "log":
+        m = scores.max(axis=axis, keepdims=True)
+        m = np.where(np.isfinite(m), m, 0.0)
+        with np.errstate(divide="ignore"):
+            return np.squeeze(m, axis=axis) + np.log(np.exp(scores - m).sum(axis=axis))
+    raise ValueError(f"semiring must be 'max' or 'log', not {semiring!r}")
 
 
 def move_names(moves):
