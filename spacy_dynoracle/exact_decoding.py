@@ -1,0 +1,224 @@
+"""Exact decoding and arc marginals for `dynoracle_parser` with a window model
+(issue 8 items 2-3; spec ../shared/specs/dp_tabulation.md §5, §7). Docs: docs/tabulation.md.
+
+* `spacy_dynoracle.WindowParserModel.v1`: spaCy's parser model (tok2vec -> precomputable
+  lower layer -> maxout -> upper) whose state features are only (b0, s0): spaCy's
+  `StateC.set_context_tokens(ids, 2)`. Every move's score is then a function of the window
+  (s0, b0), which the O(n^3) charts of arc_hybrid, arc_eager and arc_standard read exactly
+  (spec §5.3: buffer and stack-top positions are free). It trains like any parser model
+  (greedy, with the dynamic oracle).
+* `window_class_scores(parser, doc)`: the scores of every class in every window (s0, b0),
+  from the per-token precomputed lower-layer vectors in batched matrix calls (spec §7 step 2).
+* `exact_parse(parser, docs)`: the globally best transition sequence of the model (sum of
+  per-window log-softmax scores; labels eliminated per window, spec §5.7), applied with the
+  real transitions; with `marginals=True` also the arc marginals on the Doc:
+  `doc._.dynoracle_arc_marginals` (n x n array, [child, head], a root is its own head) and
+  `token._.dynoracle_head_probs` (the top heads [(head index, probability), ...]).
+
+Importing this module registers the architecture and the extensions. Not yet wired into
+the factory as `decode = "exact"` (factory.py is being changed by another issue): call
+`exact_parse(nlp.get_pipe("parser"), docs)` after `nlp.make_doc`/the other components.
+"""
+from typing import List, Optional
+
+import numpy as np
+from spacy.tokens import Doc, Token
+from spacy.util import registry
+from thinc.api import Linear, Model, chain, list2array, use_ops
+
+WINDOW_FEATURES = 2          # StateC.set_context_tokens(ids, 2): ids = (B0, S0)
+
+
+@registry.architectures("spacy_dynoracle.WindowParserModel.v1")
+def build_window_parser_model(tok2vec: Model, hidden_width: int = 64, maxout_pieces: int = 2,
+                              use_upper: bool = True, nO: Optional[int] = None) -> Model:
+    """spaCy's build_tb_parser_model with the state features restricted to (b0, s0)."""
+    from spacy.ml.models.parser import _define_lower, _define_upper, resize_output
+    from spacy.ml.tb_framework import TransitionModel
+
+    if maxout_pieces < 2:
+        # spaCy's C predictor (maxout over pieces) and its Python one (relu when nP == 1)
+        # differ for one piece; window scores follow the C predictor, so require maxout.
+        raise ValueError("WindowParserModel needs maxout_pieces >= 2")
+    t2v_width = tok2vec.get_dim("nO") if tok2vec.has_dim("nO") else None
+    tok2vec = chain(tok2vec, list2array(), Linear(hidden_width, t2v_width))
+    tok2vec.set_dim("nO", hidden_width)
+    lower = _define_lower(nO=hidden_width if use_upper else nO, nF=WINDOW_FEATURES,
+                          nI=tok2vec.get_dim("nO"), nP=maxout_pieces)
+    upper = None
+    if use_upper:
+        with use_ops("cpu"):
+            upper = _define_upper(nO=nO, nI=None)
+    return TransitionModel(tok2vec, lower, upper, resize_output)
+
+
+def _check_window_model(parser):
+    lower = parser.model.get_ref("lower")
+    if lower.get_dim("nF") != WINDOW_FEATURES:
+        raise ValueError(
+            f"exact decoding needs a window model (spacy_dynoracle.WindowParserModel.v1, "
+            f"{WINDOW_FEATURES} state features); this parser's model reads "
+            f"{lower.get_dim('nF')} state tokens (children, deeper stack), which the "
+            "tabulation cannot score exactly (spec §5.3)")
+
+
+def window_class_scores(parser, doc: Doc) -> np.ndarray:
+    """scores[s0, b0, class] for every window, shape (n+1, n+1, n_classes), index n = none
+    (empty stack / empty buffer), exactly the scores the parser's model gives a state with
+    that stack top and buffer front. Unseen classes get -inf."""
+    _check_window_model(parser)
+    model = parser.model
+    n = len(doc)
+    X = np.asarray(model.get_ref("tok2vec").predict([doc]), dtype=np.float32)
+    lower = model.get_ref("lower")
+    W = np.asarray(lower.get_param("W"))               # (nF, nO, nP, nI)
+    b = np.asarray(lower.get_param("b"))               # (nO, nP)
+    pad = np.asarray(lower.get_param("pad"))[0]        # (nF, nO, nP)
+    nF, nO, nP, nI = W.shape
+    Y = (X @ W.reshape(nF * nO * nP, nI).T).reshape(n, nF, nO, nP)
+    Y = np.concatenate([Y, pad[None]], axis=0)         # row n: the padding (token id -1)
+    # hidden[s0, b0] = maxout(Y[b0, slot 0] + Y[s0, slot 1] + b)
+    H = (Y[None, :, 0] + Y[:, None, 1] + b).max(axis=-1)          # (N1, N1, nO)
+    if model.attrs.get("has_upper", True) and model.has_ref("upper"):
+        upper = model.get_ref("upper")
+        S = H @ np.asarray(upper.get_param("W")).T + np.asarray(upper.get_param("b"))
+    else:
+        S = H
+    S = S.astype(np.float64)
+    unseen = sorted(model.attrs.get("unseen_classes", ()))
+    if unseen:
+        S[..., unseen] = -np.inf
+    return S
+
+
+def _class_moves(parser):
+    base_names = __import__("spacy_dynoracle", fromlist=["load_compiled"]).load_compiled(
+        "system_base")
+    codes = base_names.MOVE_CODES
+    moves = np.empty(parser.moves.n_moves, dtype=np.intp)
+    for i in range(parser.moves.n_moves):
+        code = parser.moves.get_class_name(i).partition("-")[0]
+        moves[i] = codes.index(code)
+    return moves
+
+
+def _log_softmax(S):
+    m = S.max(axis=-1, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    with np.errstate(divide="ignore"):
+        return S - m - np.log(np.exp(S - m).sum(axis=-1, keepdims=True))
+
+
+def move_window_scores(parser, doc, semiring="max", normalize=True):
+    """Per unlabelled move id: (N1, N1) scores over windows (s0, b0), labels eliminated
+    (spec §5.7: max or log-sum-exp), and per move the best class index per window."""
+    S = window_class_scores(parser, doc)
+    if normalize:
+        S = _log_softmax(S)
+    class_move = _class_moves(parser)
+    out, best_class = {}, {}
+    for m in np.unique(class_move):
+        cls = np.flatnonzero(class_move == m)
+        sub = S[..., cls]
+        best_class[int(m)] = cls[sub.argmax(axis=-1)]
+        if semiring == "max":
+            out[int(m)] = sub.max(axis=-1)
+        else:
+            mx = sub.max(axis=-1, keepdims=True)
+            mx = np.where(np.isfinite(mx), mx, 0.0)
+            with np.errstate(divide="ignore"):
+                out[int(m)] = (mx + np.log(np.exp(sub - mx).sum(axis=-1, keepdims=True)))[..., 0]
+    return out, best_class
+
+
+def _tables(system, ms, n):
+    """Chart tables (docs/tabulation.md) from (s0, b0) move scores; absent moves -inf."""
+    N1 = n + 1
+    neg2 = np.full((N1, N1), -np.inf)
+    SHIFT, LEFT, RIGHT, ROOT, REDUCE = 0, 1, 2, 3, 9
+    g = lambda m: ms.get(m, neg2)
+    left3 = np.broadcast_to(g(LEFT)[None], (N1, N1, N1))
+    right3 = np.broadcast_to(g(RIGHT)[None], (N1, N1, N1))
+    if system in ("arc_hybrid", "arc_standard"):
+        return [g(SHIFT), left3, right3, g(ROOT)]
+    if system == "arc_eager":
+        reduce3 = np.broadcast_to(g(REDUCE)[None], (N1, N1, N1))
+        return [g(SHIFT), g(RIGHT), left3, reduce3, g(ROOT)]
+    raise ValueError(f"exact decoding supports arc_hybrid, arc_eager and arc_standard, "
+                     f"not {system!r}")
+
+
+def _kernels(system):
+    from . import load_compiled
+
+    tab = load_compiled("tabulation")
+    return {"arc_hybrid": (tab.hybrid_viterbi, tab.hybrid_inside_outside),
+            "arc_eager": (tab.eager_viterbi, tab.eager_inside_outside),
+            "arc_standard": (tab.standard_viterbi, tab.standard_inside_outside)}[system]
+
+
+def exact_sequence(parser, doc, normalize=True):
+    """(best score, [(move id, class index), ...]) of the best computation for `doc`."""
+    system = parser.cfg.get("transition_system", "arc_hybrid")
+    n = len(doc)
+    ms, best_class = move_window_scores(parser, doc, "max", normalize)
+    viterbi, _ = _kernels(system)
+    best, moves = viterbi(*_tables(system, ms, n))
+    if moves is None:
+        raise ValueError("no complete computation has a finite score")
+    # replay to read each step's window (s0, b0) for its best label
+    state = parser.moves.init_batch([doc])[0]
+    seq = []
+    for m in moves:
+        if int(m) not in parser.moves._sim_moves(state):
+            raise ValueError(
+                "the exact sequence is invalid in this Doc (preset sentence boundaries are "
+                "constraints the window tables do not see; see docs/tabulation.md)")
+        s0 = state.S(0) if state.stack_depth() > 0 else -1
+        b0 = state.B(0) if state.buffer_length() > 0 else -1
+        clas = int(best_class[int(m)][s0 if s0 >= 0 else n, b0 if b0 >= 0 else n])
+        seq.append((int(m), clas))
+        parser.moves._sim_apply(state, clas)
+    return best, seq
+
+
+def exact_parse(parser, docs: List[Doc], marginals: bool = True, normalize: bool = True,
+                top_k: int = 3) -> List[Doc]:
+    """Parse docs with the exact best computation of the parser's window model and, with
+    marginals=True, store arc marginals on each Doc. `normalize`: score moves by their
+    log-softmax over all classes of the window (the sum is then the log-probability of the
+    computation under the local model, spec §7), else by the raw scores."""
+    system = parser.cfg.get("transition_system", "arc_hybrid")
+    states = []
+    for doc in docs:
+        state = parser.moves.init_batch([doc])[0]
+        if len(doc):
+            _, seq = exact_sequence(parser, doc, normalize)
+            for _, clas in seq:
+                parser.moves._sim_apply(state, clas)
+        states.append(state)
+    parser.set_annotations(docs, states)
+    if marginals:
+        _, io = _kernels(system)
+        for doc in docs:
+            if not len(doc):
+                continue
+            ms, _ = move_window_scores(parser, doc, "log", normalize)
+            _, marg, _ = io(*_tables(system, ms, len(doc)), marginals=True)
+            doc._.dynoracle_arc_marginals = marg
+    return docs
+
+
+def _head_probs(token, k=3):
+    marg = token.doc._.dynoracle_arc_marginals
+    if marg is None:
+        return None
+    row = marg[token.i]
+    order = np.argsort(-row, kind="stable")[:k]
+    return [(int(h), float(row[h])) for h in order if row[h] > 0]
+
+
+if not Doc.has_extension("dynoracle_arc_marginals"):
+    Doc.set_extension("dynoracle_arc_marginals", default=None)
+if not Token.has_extension("dynoracle_head_probs"):
+    Token.set_extension("dynoracle_head_probs", getter=_head_probs)

@@ -1,0 +1,132 @@
+"""Exact decoding of dynoracle_parser with the window model (spacy_dynoracle.exact_decoding):
+the batched window scores are the model's own state scores, the exact sequence is the
+best one of the model (its replayed score equals the DP's and is >= greedy's), and the
+marginals on the Doc are distributions."""
+import math
+
+import numpy as np
+import pytest
+import spacy
+from spacy.tokens import Doc
+
+from spacy_dynoracle import exact_decoding as ed
+from synthetic import make_examples
+
+TOK2VEC = {"@architectures": "spacy.HashEmbedCNN.v2", "pretrained_vectors": None, "width": 16,
+           "depth": 1, "embed_size": 200, "window_size": 1, "maxout_pieces": 2,
+           "subword_features": True}
+
+
+def make_parser(system, seed=0):
+    nlp = spacy.blank("xx")
+    model = {"@architectures": "spacy_dynoracle.WindowParserModel.v1", "tok2vec": TOK2VEC,
+             "hidden_width": 16, "maxout_pieces": 2}
+    parser = nlp.add_pipe("dynoracle_parser", config={
+        "model": model, "transition_system": system, "min_action_freq": 1})
+    examples = make_examples(nlp.vocab, 12, seed=seed)
+    nlp.initialize(lambda: examples)
+    rng = np.random.default_rng(seed)       # the upper layer starts at zero: randomise
+    for name in ("lower", "upper"):
+        layer = parser.model.get_ref(name)
+        for p in ("W", "b"):
+            layer.set_param(p, rng.normal(size=layer.get_param(p).shape).astype("f"))
+    return nlp, parser, examples
+
+
+def step_scores(parser, doc, state):
+    step = parser.model.predict([doc])
+    return np.asarray(step.predict([state]))[0]
+
+
+SYSTEMS = ["arc_hybrid", "arc_eager", "arc_standard"]
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_window_scores_are_the_models_state_scores(system):
+    nlp, parser, examples = make_parser(system)
+    rng = np.random.default_rng(1)
+    seen = np.ones(parser.moves.n_moves, dtype=bool)
+    seen[sorted(parser.model.attrs["unseen_classes"])] = False
+    for eg in examples[:4]:
+        doc = Doc(nlp.vocab, words=[t.text for t in eg.reference])
+        S = ed.window_class_scores(parser, doc)
+        n = len(doc)
+        state = parser.moves.init_batch([doc])[0]
+        while not state.is_final():
+            s0 = state.S(0) if state.stack_depth() > 0 else n
+            b0 = state.B(0) if state.buffer_length() > 0 else n
+            ref = step_scores(parser, doc, state)
+            assert np.allclose(S[s0, b0][seen], ref[seen], atol=1e-4), (system, s0, b0)
+            valid = parser.moves._sim_moves(state)
+            m = int(rng.choice(valid))
+            parser.moves._sim_apply(state, parser.moves.class_index(m))
+
+
+def sequence_score(parser, doc, classes):
+    """Sum of the log-softmax window scores of a class sequence, replayed on real states."""
+    L = ed._log_softmax(ed.window_class_scores(parser, doc))
+    n = len(doc)
+    state = parser.moves.init_batch([doc])[0]
+    total = 0.0
+    for c in classes:
+        s0 = state.S(0) if state.stack_depth() > 0 else n
+        b0 = state.B(0) if state.buffer_length() > 0 else n
+        total += L[s0, b0, c]
+        parser.moves._sim_apply(state, c)
+    assert state.is_final()
+    return total
+
+
+def greedy_classes(parser, doc):
+    class_move = ed._class_moves(parser)
+    unseen = sorted(parser.model.attrs["unseen_classes"])
+    state = parser.moves.init_batch([doc])[0]
+    out = []
+    while not state.is_final():
+        sc = step_scores(parser, doc, state).astype(float)
+        sc[unseen] = -np.inf
+        valid = set(parser.moves._sim_moves(state))
+        sc[[m not in valid for m in class_move]] = -np.inf
+        c = int(sc.argmax())
+        out.append(c)
+        parser.moves._sim_apply(state, c)
+    return out
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_exact_is_the_best_sequence_and_beats_greedy(system):
+    nlp, parser, examples = make_parser(system, seed=2)
+    better = 0
+    for eg in examples:
+        doc = Doc(nlp.vocab, words=[t.text for t in eg.reference])
+        best, seq = ed.exact_sequence(parser, doc)
+        replayed = sequence_score(parser, doc, [c for _, c in seq])
+        assert math.isclose(replayed, best, rel_tol=1e-6, abs_tol=1e-6)
+        greedy = sequence_score(parser, doc, greedy_classes(parser, doc))
+        assert greedy <= best + 1e-6
+        better += greedy < best - 1e-6
+    print(f"{system}: exact beats greedy on {better}/{len(examples)} docs")
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_exact_parse_sets_heads_and_marginals(system):
+    nlp, parser, examples = make_parser(system, seed=3)
+    docs = [Doc(nlp.vocab, words=[t.text for t in eg.reference]) for eg in examples[:5]]
+    ed.exact_parse(parser, docs)
+    for doc in docs:
+        marg = doc._.dynoracle_arc_marginals
+        assert marg.shape == (len(doc), len(doc))
+        assert np.allclose(marg.sum(axis=1), 1.0, atol=1e-9)
+        for t in doc:
+            probs = t._.dynoracle_head_probs
+            assert probs and probs == sorted(probs, key=lambda x: -x[1])
+            assert 0 <= t.head.i < len(doc)
+        assert sum(t.head.i == t.i for t in doc) >= 1
+
+
+def test_exact_decoding_refuses_a_non_window_model():
+    nlp = spacy.blank("xx")
+    parser = nlp.add_pipe("dynoracle_parser", config={"min_action_freq": 1})
+    nlp.initialize(lambda: make_examples(nlp.vocab, 4))
+    with pytest.raises(ValueError, match="window model"):
+        ed.window_class_scores(parser, Doc(nlp.vocab, words=["a", "b"]))
