@@ -4,6 +4,7 @@ spec dp_tabulation.md §7) at n = 30, 60, 100 words, on random float64 window-sc
 
     flock /tmp/dynoracle-cpu.lock python3 benchmarks/tabulation_speed.py
     python3 benchmarks/tabulation_speed.py --lengths 30,60 --repeat 20
+    python3 benchmarks/tabulation_speed.py --pipeline   # + words/s, greedy vs exact
 
 Prints the median and min wall time per call (ms) of: Viterbi + backtrace (decode) and
 inside + outside + arc marginals (marginals) for arc-hybrid (plain O(n^3) chart and the
@@ -39,6 +40,9 @@ def main():
                     help="skip the O(n^4) context chart above this length")
     ap.add_argument("--standard-max", type=int, default=60,
                     help="skip the O(n^5) arc-standard chart above this length")
+    ap.add_argument("--pipeline", action="store_true",
+                    help="also words/s of greedy vs exact decoding in dynoracle_parser")
+    ap.add_argument("--docs", type=int, default=20, help="docs per length (--pipeline)")
     args = ap.parse_args()
     tab = load_compiled("tabulation")
     rng = np.random.default_rng(0)
@@ -68,6 +72,52 @@ def main():
             slow = "context" in name or "standard" in name
             med, best = timeit(fn, max(3, args.repeat // 3) if slow else args.repeat)
             print(f"{n:>4} {name:<34} {med:>10.3f} {best:>9.3f}", flush=True)
+    if args.pipeline:
+        pipeline_speed(args)
+
+
+def pipeline_speed(args):
+    """Words/s of dynoracle_parser with WindowParserModel.v1: greedy (spaCy's C loop) vs
+    exact_parse (window scores + Viterbi, and + marginals). Random weights: speed does not
+    depend on training."""
+    import random
+
+    import spacy
+    from spacy.tokens import Doc
+
+    from spacy_dynoracle import exact_decoding as ed
+
+    tok2vec = {"@architectures": "spacy.HashEmbedCNN.v2", "pretrained_vectors": None,
+               "width": 96, "depth": 4, "embed_size": 2000, "window_size": 1,
+               "maxout_pieces": 3, "subword_features": True}
+    labels = ["nsubj", "obj", "det", "amod", "obl", "advmod", "case", "nmod"]
+    rng = np.random.default_rng(0)
+    print(f"\n{'system':<13} {'n':>4} {'greedy w/s':>11} {'exact w/s':>10} {'exact+marg w/s':>15}")
+    for system in ("arc_hybrid", "arc_eager"):
+        nlp = spacy.blank("xx")
+        model = {"@architectures": "spacy_dynoracle.WindowParserModel.v1", "tok2vec": tok2vec,
+                 "hidden_width": 64, "maxout_pieces": 2}
+        parser = nlp.add_pipe("dynoracle_parser", config={
+            "model": model, "transition_system": system, "min_action_freq": 1})
+        parser.add_label("ROOT")
+        for lab in labels:
+            parser.add_label(lab)
+        nlp.initialize()
+        for name in ("lower", "upper"):
+            layer = parser.model.get_ref(name)
+            for p in ("W", "b"):
+                layer.set_param(p, rng.normal(size=layer.get_param(p).shape).astype("f"))
+        parser.model.attrs["unseen_classes"].clear()
+        for n in [int(x) for x in args.lengths.split(",")]:
+            words = [[f"w{random.Random(i * 1000 + j).randrange(500)}" for j in range(n)]
+                     for i in range(args.docs)]
+            docs = lambda: [Doc(nlp.vocab, words=w) for w in words]
+            total = n * args.docs
+            t_g = timeit(lambda: list(parser.pipe(docs(), batch_size=args.docs)), 3)[1]
+            t_e = timeit(lambda: ed.exact_parse(parser, docs(), marginals=False), 3)[1]
+            t_m = timeit(lambda: ed.exact_parse(parser, docs(), marginals=True), 3)[1]
+            print(f"{system:<13} {n:>4} {total / t_g * 1000:>11.0f} {total / t_e * 1000:>10.0f} "
+                  f"{total / t_m * 1000:>15.0f}", flush=True)
 
 
 if __name__ == "__main__":
