@@ -11,6 +11,7 @@ from spacy.util import registry
 from thinc.api import Model
 
 from .parser import DynOracleParser
+from . import spine_model  # noqa: F401  registers spacy_dynoracle.SpineParserModel.v1
 
 
 @Language.factory(

@@ -28,6 +28,22 @@ class DynOracleParser(DependencyParser):
             return (nonproj.deprojectivize,)
         return ()
 
+    def greedy_parse(self, docs, drop=0.0):
+        """spaCy's C loop hard-codes StateC.set_context_tokens; models with their own
+        feature template (spine_model.py) are stepped in Python instead."""
+        if not self.model.attrs.get("python_step_loop"):
+            return super().greedy_parse(docs, drop=drop)
+        self._ensure_labels_are_added(docs)
+        set_dropout_rate(self.model, drop)
+        batch = self.moves.init_batch(docs)
+        step_model = self.model.predict(docs)
+        states = [state for state in batch if not state.is_final()]
+        while states:
+            scores = step_model.predict(states)
+            states = self.transition_states(states, scores)
+        step_model.clear_memory()
+        return batch
+
     def follow_oracle_mask(self, n: int) -> numpy.ndarray:
         """Per state: 1 = follow the oracle's best zero-cost move, 0 = the model's."""
         if not self.moves.explores:  # static oracles: always follow the oracle

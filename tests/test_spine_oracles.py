@@ -179,3 +179,68 @@ def test_arc_standard_trains_on_raw_nonprojective_trees():
     assert not any("||" in name for name in parser.move_names)
     lifted = make_nlp(transition_system="arc_standard", projectivize=True)
     assert lifted.get_pipe("dynoracle_parser").moves.projectivize is True
+
+
+# ---- spine-aware features (spine_model.py, spine_features.pyx) --------------------------
+class _FakeStep:
+    """Enough of a ParserStepModel for spaCy's own get_token_ids (set_context_tokens)."""
+    class state2vec:
+        nF = 8
+
+
+def test_base_template_is_spacys_8_token_template():
+    from spacy.ml.parser_model import ParserStepModel
+
+    fill = load_compiled("spine_features").fill_token_ids
+    rng = random.Random(3)
+    import numpy
+    for _ in range(200):
+        n = rng.randint(1, 9)
+        sim = Simulator("lr_spine", n, max_k=2)
+        for _ in range(rng.randrange(2 * n + 1)):
+            if sim.is_final():
+                break
+            sim.apply(rng.choice(sim.actions()))
+        if sim.is_final():
+            continue
+        ours = numpy.full((1, 8), -1, dtype="i")
+        fill([sim.state], ours, "base", 2)
+        assert ours.tolist() == ParserStepModel.get_token_ids(_FakeStep(), [sim.state]).tolist()
+
+
+def test_spine_template_sees_the_attachment_sites():
+    import numpy
+    fill = load_compiled("spine_features").fill_token_ids
+    sim = Simulator("lr_spine", 6, max_k=3)
+    for a in ["SHIFT", "SHIFT", "RIGHT", "SHIFT", "RIGHT_2", "SHIFT", "SHIFT", "LEFT", "SHIFT",
+              "LEFT"]:
+        sim.apply(a)
+    # stack [0, 5]: ls(5) = [5, 4, 3], rs(0) = [0, 1, 2]
+    assert sim.stack() == [0, 5]
+    ids = numpy.full((1, 13), -1, dtype="i")
+    fill([sim.state], ids, "spine", 3)
+    row = ids[0].tolist()
+    assert row[2:4] == [5, 0] and row[6] == 4        # S0, S1, ls(S0)[2] = L(S0)
+    assert row[8] == 3                               # ls(S0)[3]: LEFT_3's head
+    assert row[9:11] == [1, 2]                       # rs(S1)[2], rs(S1)[3]: RIGHT_2/3 heads
+    assert row[11:13] == [-1, -1]                    # not alone on the stack
+
+
+@pytest.mark.parametrize("template", ["spine", "base"])
+def test_spine_model_trains_saves_and_loads(template, tmp_path):
+    model = {"@architectures": "spacy_dynoracle.SpineParserModel.v1",
+             "feature_template": template, "max_k": 2,
+             "tok2vec": {"@architectures": "spacy.HashEmbedCNN.v2", "pretrained_vectors": None,
+                         "width": 96, "depth": 4, "embed_size": 2000, "window_size": 1,
+                         "maxout_pieces": 3, "subword_features": True}}
+    nlp = make_nlp(transition_system="lr_spine", max_k=2, model=model)
+    assert train_and_score(nlp, "projective") > 0.8
+    nF = nlp.get_pipe("dynoracle_parser").model.get_ref("lower").get_dim("nF")
+    assert nF == (10 if template == "spine" else 8)
+    docs = [Doc(nlp.vocab, words=[t.text for t in eg.reference])
+            for eg in make_examples(nlp.vocab, 5, seed=9)]
+    heads = [[t.head.i for t in doc] for doc in nlp.pipe(docs)]
+    nlp.to_disk(tmp_path)
+    nlp2 = spacy.load(tmp_path)
+    docs2 = [Doc(nlp2.vocab, words=[t.text for t in doc]) for doc in docs]
+    assert [[t.head.i for t in doc] for doc in nlp2.pipe(docs2)] == heads

@@ -1,0 +1,95 @@
+"""`spacy_dynoracle.SpineParserModel.v1`: spaCy's transition-based parser model with a
+feature template chosen per system (issue 5 item 3; spacy-integration.md §1.5 (b)).
+
+Same layers as `spacy.TransitionBasedParser.v2` (tok2vec -> Linear, PrecomputableAffine
+over nF feature tokens, optional upper Linear), so the precomputed-hiddens speed trick is
+kept; nF is free and the tokens come from `spine_features.fill_token_ids` instead of
+`StateC.set_context_tokens`. Since spaCy's C parsing loop (`Parser._parseC`) hard-codes
+`set_context_tokens`, `DynOracleParser.greedy_parse` runs a step loop in Python for these
+models (`model.attrs["python_step_loop"]`).
+
+    [components.parser.model]
+    @architectures = "spacy_dynoracle.SpineParserModel.v1"
+    feature_template = "spine"     # or "base" (spaCy's 8 tokens, for comparisons)
+    max_k = 2                      # the lr_spine cap the template covers
+    hidden_width = 64
+    maxout_pieces = 2
+    use_upper = true
+    nO = null
+
+Imports nothing compiled at module level (it is imported by the factory entry point).
+"""
+from typing import Optional
+
+import numpy
+from spacy.ml._precomputable_affine import PrecomputableAffine
+from spacy.ml.models.parser import resize_output
+from spacy.ml.parser_model import ParserStepModel
+from spacy.ml.tb_framework import TransitionModel
+from spacy.util import registry
+from thinc.api import Linear, Model, chain, list2array, use_ops, zero_init
+
+
+def n_features(template: str, max_k: int) -> int:
+    """Number of feature tokens (kept in sync with spine_features.n_features)."""
+    if template == "base":
+        return 8
+    if template == "spine":
+        return 8 + max(0, max_k - 2) + 2 * max(0, max_k - 1)
+    raise ValueError(f"unknown feature template {template!r}; choose 'base' or 'spine'")
+
+
+@registry.architectures("spacy_dynoracle.SpineParserModel.v1")
+def build_spine_parser_model(
+    tok2vec: Model,
+    feature_template: str = "spine",
+    max_k: int = 2,
+    hidden_width: int = 64,
+    maxout_pieces: int = 2,
+    use_upper: bool = True,
+    nO: Optional[int] = None,
+) -> Model:
+    nF = n_features(feature_template, max_k)
+    t2v_width = tok2vec.get_dim("nO") if tok2vec.has_dim("nO") else None
+    tok2vec = chain(tok2vec, list2array(), Linear(hidden_width, t2v_width))
+    tok2vec.set_dim("nO", hidden_width)
+    lower = PrecomputableAffine(nO=hidden_width if use_upper else nO, nF=nF,
+                                nI=tok2vec.get_dim("nO"), nP=maxout_pieces)
+    upper = None
+    if use_upper:
+        with use_ops("cpu"):
+            upper = Linear(nO=nO, nI=None, init_W=zero_init)
+    model = TransitionModel(tok2vec, lower, upper, resize_output)
+    model._func = spine_forward
+    model.attrs["feature_template"] = feature_template
+    model.attrs["max_k"] = max_k
+    model.attrs["python_step_loop"] = True
+    return model
+
+
+def spine_forward(model, X, is_train):
+    step_model = SpineStepModel(
+        X,
+        model.layers,
+        unseen_classes=model.attrs["unseen_classes"],
+        train=is_train,
+        has_upper=model.attrs["has_upper"],
+    )
+    step_model.feature_template = model.attrs["feature_template"]
+    step_model.max_k = model.attrs["max_k"]
+    return step_model, step_model.finish_steps
+
+
+class SpineStepModel(ParserStepModel):
+    feature_template = "spine"
+    max_k = 2
+
+    def get_token_ids(self, states):
+        from . import load_compiled
+
+        states = [state for state in states if not state.is_final()]
+        ids = numpy.full((len(states), self.state2vec.nF), -1, dtype="i")
+        if states:
+            load_compiled("spine_features").fill_token_ids(
+                states, ids, self.feature_template, self.max_k)
+        return ids
