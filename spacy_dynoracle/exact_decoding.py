@@ -137,13 +137,11 @@ def _tables(system, ms, n):
     neg2 = np.full((N1, N1), -np.inf)
     SHIFT, LEFT, RIGHT, ROOT, REDUCE = 0, 1, 2, 3, 9
     g = lambda m: ms.get(m, neg2)
-    left3 = np.broadcast_to(g(LEFT)[None], (N1, N1, N1))
-    right3 = np.broadcast_to(g(RIGHT)[None], (N1, N1, N1))
+    # (s0, b0) tables everywhere: the kernels read a missing s1 / flag axis with stride 0
     if system in ("arc_hybrid", "arc_standard"):
-        return [g(SHIFT), left3, right3, g(ROOT)]
+        return [g(SHIFT), g(LEFT), g(RIGHT), g(ROOT)]
     if system == "arc_eager":
-        reduce3 = np.broadcast_to(g(REDUCE)[None], (N1, N1, N1))
-        return [g(SHIFT), g(RIGHT), left3, reduce3, g(ROOT)]
+        return [g(SHIFT), g(RIGHT), g(LEFT), g(REDUCE), g(ROOT)]
     raise ValueError(f"exact decoding supports arc_hybrid, arc_eager and arc_standard, "
                      f"not {system!r}")
 

@@ -34,7 +34,7 @@ def _system_available(name):
 
 
 # ---- random tables and the window scorers ------------------------------------------------------
-def hybrid_tables(n, rng, integer, ctx=False, invalid=0.0):
+def hybrid_tables(n, rng, integer, ctx=False, invalid=0.0, window2=False):
     N1 = n + 1
 
     def draw(*shape):
@@ -43,8 +43,9 @@ def hybrid_tables(n, rng, integer, ctx=False, invalid=0.0):
             a[rng.random(shape) < invalid] = -np.inf
         return a
 
-    return {"shift": draw(N1, N1, N1) if ctx else draw(N1, N1), "left": draw(N1, N1, N1),
-            "right": draw(N1, N1, N1), "root": draw(N1, N1)}
+    s1 = () if window2 else (N1,)       # window2: left/right read (s0, b0) only
+    return {"shift": draw(N1, N1, N1) if ctx else draw(N1, N1), "left": draw(*s1, N1, N1),
+            "right": draw(*s1, N1, N1), "root": draw(N1, N1)}
 
 
 def hybrid_scorer(t):
@@ -59,18 +60,22 @@ def hybrid_scorer(t):
             return t["shift"][s1, s0, b0] if t["shift"].ndim == 3 else t["shift"][s0, b0]
         if action == "ROOT":
             return t["root"][s0, b0]
-        return t[action.lower()][s1, s0, b0]
+        a = t[action.lower()]
+        return a[s1, s0, b0] if a.ndim == 3 else a[s0, b0]
 
     return score
 
 
-def eager_tables(n, rng, integer, flagged=True):
+def eager_tables(n, rng, integer, flagged=True, window2=False):
     N1 = n + 1
 
     def draw(*shape):
         return rng.integers(-6, 7, size=shape).astype(float) if integer else rng.uniform(-2, 2, size=shape)
 
     f = (2,) if flagged else ()
+    if window2:                         # every move reads (s0, b0) only
+        return {"shift": draw(N1, N1), "right": draw(N1, N1), "left": draw(N1, N1),
+                "reduce": draw(N1, N1), "root": draw(N1, N1)}
     return {"shift": draw(*f, N1, N1), "right": draw(*f, N1, N1), "left": draw(N1, N1, N1),
             "reduce": draw(*f, N1, N1, N1), "root": draw(N1, N1)}
 
@@ -89,10 +94,12 @@ def eager_scorer(t):
             return a[flag, s0, b0] if a.ndim == 3 else a[s0, b0]
         if action == "REDUCE":
             a = t["reduce"]
-            return a[flag, s1, s0, b0] if a.ndim == 4 else a[s1, s0, b0]
+            return {4: lambda: a[flag, s1, s0, b0], 3: lambda: a[s1, s0, b0],
+                    2: lambda: a[s0, b0]}[a.ndim]()
         if action == "ROOT":
             return t["root"][s0, b0]
-        return t["left"][s1, s0, b0]
+        a = t["left"]
+        return a[s1, s0, b0] if a.ndim == 3 else a[s0, b0]
 
     return score
 
@@ -112,7 +119,8 @@ SYSTEMS = {
 def variants():
     out = [("arc_hybrid", {}, ""), ("arc_hybrid", {"ctx": True}, "-context"),
            ("arc_eager", {}, "-flags"), ("arc_eager", {"flagged": False}, "-noflags"),
-           ("arc_standard", {}, "")]
+           ("arc_standard", {}, ""), ("arc_hybrid", {"window2": True}, "-s0b0"),
+           ("arc_eager", {"window2": True}, "-s0b0"), ("arc_standard", {"window2": True}, "-s0b0")]
     return [pytest.param(s, o, id=s + suffix,
                          marks=[] if _system_available(s) else
                          pytest.mark.skip(reason=f"{s} is not built")) for s, o, suffix in out]
@@ -311,8 +319,7 @@ def test_windows_are_all_the_chart_reads(system, opts):
         masked = {}
         for name, a in full.items():
             idx = wins[name]
-            if len(idx) == a.ndim + 1:            # flag axis listed, table given without it
-                idx = idx[1:]
+            idx = idx[len(idx) - a.ndim:]         # leading axes the table is given without
             m = np.full_like(a, np.nan)
             m[idx] = a[idx]
             masked[name] = m

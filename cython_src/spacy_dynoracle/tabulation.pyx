@@ -98,6 +98,8 @@ cdef struct Hyb:
     int n
     int ctx
     int untie       # negative control only (spec §9.6): right premise's context not tied
+    long ls1        # stride of s1 in left / right: N1*N1, or 0 for (s0, b0) tables
+    long rs1
     const double* shift
     const double* left
     const double* right
@@ -117,7 +119,7 @@ cdef inline double h_left(const Hyb* t, int i, int k, int j) noexcept nogil:
     cdef int n = t.n, N1 = t.n + 1
     if j > n:
         return NEG
-    return t.left[(sw(i, n) * N1 + k - 1) * N1 + j - 1]
+    return t.left[sw(i, n) * t.ls1 + (k - 1) * N1 + j - 1]
 
 
 cdef inline double h_pop(const Hyb* t, int i, int k, int j) noexcept nogil:
@@ -126,7 +128,7 @@ cdef inline double h_pop(const Hyb* t, int i, int k, int j) noexcept nogil:
     cdef int N1 = t.n + 1
     if i == 0:
         return t.root[(k - 1) * N1 + j - 1]
-    return t.right[((i - 1) * N1 + k - 1) * N1 + j - 1]
+    return t.right[(i - 1) * t.rs1 + (k - 1) * N1 + j - 1]
 
 
 # -- plain items [i, j] ----------------------------------------------------------------------
@@ -160,11 +162,11 @@ cdef void hyb_fill(const Hyb* t, int sr, double* C, int* bp, double* M, double* 
                 continue
             base = L + t.shift[si * N1 + k - 1]
             Ck = C + k * W
-            lrow = t.left + (si * N1 + k - 1) * N1 - 1          # lrow[j] = left[s1, s0, j-1]
+            lrow = t.left + si * t.ls1 + (k - 1) * N1 - 1          # lrow[j] = left[s1, s0, j-1]
             if i == 0:
                 prow = t.root + (k - 1) * N1 - 1                 # ROOT: s1 = the virtual root
             else:
-                prow = t.right + ((i - 1) * N1 + k - 1) * N1 - 1
+                prow = t.right + (i - 1) * t.rs1 + (k - 1) * N1 - 1
             if sr == SR_MAX:
                 for j in range(k + 1, P + 1):
                     r = base + Ck[j]
@@ -231,11 +233,11 @@ cdef void hyb_outside_marg(const Hyb* t, const double* I, double* O, double* OM,
         Oi[P] = 0.0 if i == 0 else lfin(OM[i * W + P], OS[i * W + P])   # [0, P] is the goal
         for k in range(P - 1, i, -1):
             sh = t.shift[si * N1 + k - 1]
-            lrow = t.left + (si * N1 + k - 1) * N1 - 1
+            lrow = t.left + si * t.ls1 + (k - 1) * N1 - 1
             if i == 0:
                 prow = t.root + (k - 1) * N1 - 1
             else:
-                prow = t.right + ((i - 1) * N1 + k - 1) * N1 - 1
+                prow = t.right + (i - 1) * t.rs1 + (k - 1) * N1 - 1
             Ik = I + k * W
             Iik = I[i * W + k]
             Mv = OM[i * W + k]
@@ -298,11 +300,11 @@ cdef void hybc_fill(const Hyb* t, int sr, double* E, int* bp, double* Rt, int* R
         for k in range(i + 1, P):
             # spec §5.5: the right premise's context is the left premise's head i
             Ek = E + cidx(W, (k - 1) if t.untie else i, k, 0)
-            lrow = t.left + (si * N1 + k - 1) * N1 - 1
+            lrow = t.left + si * t.ls1 + (k - 1) * N1 - 1
             if i == 0:
                 prow = t.root + (k - 1) * N1 - 1
             else:
-                prow = t.right + ((i - 1) * N1 + k - 1) * N1 - 1
+                prow = t.right + (i - 1) * t.rs1 + (k - 1) * N1 - 1
             for j in range(k + 1, P + 1):
                 v = Ek[j]
                 vl = v + lrow[j] if j <= n else NEG
@@ -441,6 +443,9 @@ cdef struct Eag:
     const double* left      # [s1, s0, b0]
     const double* reduce    # [f, s1, s0, b0]
     const double* root      # [s0, b0]
+    long ls1                # strides (0 for an absent axis): s1 of left,
+    long ds1                # s1 of reduce,
+    long dfl                # flag of reduce
 
 
 # Reduce codes of a rule instance (tag % 8): which push made k, which move popped it.
@@ -471,7 +476,7 @@ cdef inline double e_pop(const Eag* t, int code, int i, int k, int j) noexcept n
     if code == E_SH_LEFT:
         if j > n:
             return NEG
-        return t.left[(sw(i, n) * N1 + k - 1) * N1 + j - 1]
+        return t.left[sw(i, n) * t.ls1 + (k - 1) * N1 + j - 1]
     if code == E_SH_ROOT:
         if i != 0:
             return NEG
@@ -479,8 +484,8 @@ cdef inline double e_pop(const Eag* t, int code, int i, int k, int j) noexcept n
     if i == 0:
         return NEG                        # REDUCE needs a word below s0
     if code == E_SH_REDUCE:
-        return t.reduce[(((0 * N1) + i - 1) * N1 + k - 1) * N1 + j - 1]
-    return t.reduce[(((1 * N1) + i - 1) * N1 + k - 1) * N1 + j - 1]
+        return t.reduce[(i - 1) * t.ds1 + (k - 1) * N1 + j - 1]
+    return t.reduce[t.dfl + (i - 1) * t.ds1 + (k - 1) * N1 + j - 1]
 
 
 cdef void eag_fill(const Eag* t, int sr, double* C, int* bp, double* M, double* S) noexcept nogil:
@@ -522,13 +527,13 @@ cdef void eag_fill(const Eag* t, int sr, double* C, int* bp, double* M, double* 
                         continue
                     Rk = C + eidx(W, 1 if code == E_RA_REDUCE else 0, k, 0)
                     if code == E_SH_LEFT:
-                        prow = t.left + (si * N1 + k - 1) * N1 - 1
+                        prow = t.left + si * t.ls1 + (k - 1) * N1 - 1
                     elif code == E_SH_ROOT:
                         prow = t.root + (k - 1) * N1 - 1
                     elif code == E_SH_REDUCE:
-                        prow = t.reduce + ((0 * N1 + i - 1) * N1 + k - 1) * N1 - 1
+                        prow = t.reduce + (i - 1) * t.ds1 + (k - 1) * N1 - 1
                     else:
-                        prow = t.reduce + ((1 * N1 + i - 1) * N1 + k - 1) * N1 - 1
+                        prow = t.reduce + t.dfl + (i - 1) * t.ds1 + (k - 1) * N1 - 1
                     if sr == SR_MAX:
                         for j in range(k + 1, (P if code == E_SH_LEFT else P + 1)):
                             v = base + Rk[j] + prow[j]
@@ -604,11 +609,11 @@ cdef void eag_outside_marg(const Eag* t, const double* I, double* O, double* OM,
                     OMk = OM + eidx(W, f, k, 0)
                     OSk = OS + eidx(W, f, k, 0)
                     if code == E_SH_LEFT:
-                        prow = t.left + (si * N1 + k - 1) * N1 - 1
+                        prow = t.left + si * t.ls1 + (k - 1) * N1 - 1
                     elif code == E_SH_ROOT:
                         prow = t.root + (k - 1) * N1 - 1
                     else:
-                        prow = t.reduce + ((f * N1 + i - 1) * N1 + k - 1) * N1 - 1
+                        prow = t.reduce + f * t.dfl + (i - 1) * t.ds1 + (k - 1) * N1 - 1
                     jend = P if code == E_SH_LEFT else P + 1
                     for j in range(k + 1, jend):
                         if Oi[j] == NEG or Rk[j] == NEG:
@@ -684,11 +689,11 @@ cdef void std_fill(const Hyb* t, int sr, double* C, int* bp, double* M, double* 
                     continue
                 for h2 in range(k, P):
                     Rrow = C + sidx(W, k, h2, 0)
-                    lrow = t.left + (s1 * N1 + h2 - 1) * N1 - 1
+                    lrow = t.left + s1 * t.ls1 + (h2 - 1) * N1 - 1
                     if h1 == 0:
                         prow = t.root + (h2 - 1) * N1 - 1
                     else:
-                        prow = t.right + ((h1 - 1) * N1 + h2 - 1) * N1 - 1
+                        prow = t.right + (h1 - 1) * t.rs1 + (h2 - 1) * N1 - 1
                     if sr == SR_MAX:
                         for j in range(h2 + 1, P + 1):
                             r = L + Rrow[j]
@@ -772,13 +777,13 @@ cdef void std_outside_marg(const Hyb* t, const double* I, double* O, double* OM,
                             if m == 1:
                                 if h1 == 0:
                                     continue
-                                w = t.left[(s1 * N1 + h2 - 1) * N1 + j - 1]
+                                w = t.left[s1 * t.ls1 + (h2 - 1) * N1 + j - 1]
                                 Oc = O[sidx(W, i, h2, j)]
                             else:
                                 if h1 == 0:
                                     w = t.root[(h2 - 1) * N1 + j - 1]
                                 else:
-                                    w = t.right[((h1 - 1) * N1 + h2 - 1) * N1 + j - 1]
+                                    w = t.right[(h1 - 1) * t.rs1 + (h2 - 1) * N1 + j - 1]
                                 Oc = O[sidx(W, i, h1, j)]
                             if Oc == NEG or w == NEG:
                                 continue
@@ -824,9 +829,27 @@ cdef const double* _ptr(const double[::1] a):
     return &a[0]
 
 
+def _s1_table(x, N1, name, full_ndim=3):
+    """A reduce-type table with leading axes that may be absent (s1 of left/right, flag
+    and s1 of reduce): returns (contiguous array, its ndim); absent axes get stride 0 in
+    the kernels, so a window model's (s0, b0) table is read without an N1^3 copy."""
+    a = np.asarray(x)
+    lo = 2
+    if a.ndim < lo or a.ndim > full_ndim:
+        raise ValueError(f"{name} must have {lo} to {full_ndim} axes of size {N1}")
+    shape = (2,) + (N1,) * 3 if (full_ndim == 4 and a.ndim == 4) else (N1,) * a.ndim
+    return _table(a, shape, name), a.ndim
+
+
+def _sum_missing(g, ndim):
+    """Gradient of a table given with fewer (leading) axes: sum over the missing ones."""
+    return g.sum(axis=tuple(range(g.ndim - ndim))) if g.ndim > ndim else g
+
+
 cdef class _HybTables:
     cdef Hyb t
     cdef object keep
+    cdef public object ndims
 
     def __init__(self, shift, left, right, root):
         root = np.asarray(root)
@@ -836,12 +859,16 @@ cdef class _HybTables:
         N1 = n + 1
         shift = np.asarray(shift)
         ctx = shift.ndim == 3
-        self.keep = [_table(shift, (N1, N1, N1) if ctx else (N1, N1), "shift"),
-                     _table(left, (N1, N1, N1), "left"), _table(right, (N1, N1, N1), "right"),
+        lt, lnd = _s1_table(left, N1, "left")
+        rt, rnd = _s1_table(right, N1, "right")
+        self.ndims = {"left": lnd, "right": rnd}
+        self.keep = [_table(shift, (N1, N1, N1) if ctx else (N1, N1), "shift"), lt, rt,
                      _table(root, (N1, N1), "root")]
         self.t.n = n
         self.t.ctx = ctx
         self.t.untie = 0
+        self.t.ls1 = N1 * N1 if lnd == 3 else 0
+        self.t.rs1 = N1 * N1 if rnd == 3 else 0
         self.t.shift = _ptr(self.keep[0].reshape(-1))
         self.t.left = _ptr(self.keep[1].reshape(-1))
         self.t.right = _ptr(self.keep[2].reshape(-1))
@@ -851,7 +878,7 @@ cdef class _HybTables:
 cdef class _EagTables:
     cdef Eag t
     cdef object keep
-    cdef object unflagged
+    cdef public object ndims
 
     def __init__(self, shift, right, left, reduce, root):
         root = np.asarray(root)
@@ -861,10 +888,15 @@ cdef class _EagTables:
         N1 = n + 1
         sh, u_sh = _flagged(shift, (2, N1, N1), "shift")
         ra, u_ra = _flagged(right, (2, N1, N1), "right")
-        rd, u_rd = _flagged(reduce, (2, N1, N1, N1), "reduce")
-        self.unflagged = {"shift": u_sh, "right": u_ra, "reduce": u_rd}
-        self.keep = [sh, ra, _table(left, (N1, N1, N1), "left"), rd, _table(root, (N1, N1), "root")]
+        lt, lnd = _s1_table(left, N1, "left")
+        rd, dnd = _s1_table(reduce, N1, "reduce", full_ndim=4)
+        self.ndims = {"shift": 2 if u_sh else 3, "right": 2 if u_ra else 3, "left": lnd,
+                      "reduce": dnd}
+        self.keep = [sh, ra, lt, rd, _table(root, (N1, N1), "root")]
         self.t.n = n
+        self.t.ls1 = N1 * N1 if lnd == 3 else 0
+        self.t.ds1 = N1 * N1 if dnd >= 3 else 0
+        self.t.dfl = N1 * N1 * N1 if dnd == 4 else 0
         self.t.shift = _ptr(self.keep[0].reshape(-1))
         self.t.right = _ptr(self.keep[1].reshape(-1))
         self.t.left = _ptr(self.keep[2].reshape(-1))
@@ -954,8 +986,8 @@ def hybrid_inside_outside(shift, left, right, root, *, marginals=True, gradients
     g = None
     if gradients:
         g = {"shift": np.asarray(gs).reshape(tb.keep[0].shape),
-             "left": np.asarray(gl).reshape(N1, N1, N1),
-             "right": np.asarray(gr).reshape(N1, N1, N1),
+             "left": _sum_missing(np.asarray(gl).reshape(N1, N1, N1), tb.ndims["left"]),
+             "right": _sum_missing(np.asarray(gr).reshape(N1, N1, N1), tb.ndims["right"]),
              "root": np.asarray(gt).reshape(N1, N1)}
     return logZ, np.asarray(marg).reshape(n, n), g
 
@@ -1017,9 +1049,8 @@ def eager_inside_outside(shift, right, left, reduce, root, *, marginals=True, gr
              "left": np.asarray(gl).reshape(N1, N1, N1),
              "reduce": np.asarray(gd).reshape(2, N1, N1, N1),
              "root": np.asarray(gt).reshape(N1, N1)}
-        for name, unflagged in tb.unflagged.items():
-            if unflagged:
-                g[name] = g[name].sum(axis=0)
+        for name, nd in tb.ndims.items():
+            g[name] = _sum_missing(g[name], nd)
     return logZ, np.asarray(marg).reshape(n, n), g
 
 
@@ -1079,8 +1110,10 @@ def standard_inside_outside(shift, left, right, root, *, marginals=True, gradien
                          &gs[0] if grads else NULL, &gl[0], &gr[0], &gt[0])
     g = None
     if gradients:
-        g = {"shift": np.asarray(gs).reshape(N1, N1), "left": np.asarray(gl).reshape(N1, N1, N1),
-             "right": np.asarray(gr).reshape(N1, N1, N1), "root": np.asarray(gt).reshape(N1, N1)}
+        g = {"shift": np.asarray(gs).reshape(N1, N1),
+             "left": _sum_missing(np.asarray(gl).reshape(N1, N1, N1), tb.ndims["left"]),
+             "right": _sum_missing(np.asarray(gr).reshape(N1, N1, N1), tb.ndims["right"]),
+             "root": np.asarray(gt).reshape(N1, N1)}
     return logZ, np.asarray(marg).reshape(n, n), g
 
 
