@@ -256,16 +256,22 @@ cdef class SwapSystem(DynOracleSystem):
     # exact_budget: its state budget (falls back to the heuristic when exceeded).
     # minimal_budget: state budget of the MINIMAL search per document (spec §4.1; LAZY
     # when exceeded).
-    options = {"exact_live": 5, "exact_budget": 20000, "minimal_budget": 200000}
+    # region_nd_all: on the gold region the zero-cost set is exactly ND-ALL (spec §10.2 C4,
+    # BN15's choice: no swap against the projective order); False: exact search and
+    # rollout proofs there too (zero sets closer to the exact optimum, more swaps).
+    options = {"exact_live": 5, "exact_budget": 20000, "minimal_budget": 200000,
+               "region_nd_all": True}
 
     cdef int mode
     cdef int exact_live
     cdef int exact_budget
+    cdef bint region_nd_all
 
     def __init__(self, *args, **kwargs):
         DynOracleSystem.__init__(self, *args, **kwargs)
         self.exact_live = self.cfg.get("exact_live", 5)
         self.exact_budget = self.cfg.get("exact_budget", 20000)
+        self.region_nd_all = self.cfg.get("region_nd_all", True)
 
     def set_oracle(self, oracle):
         DynOracleSystem.set_oracle(self, oracle)
@@ -386,18 +392,24 @@ cdef class SwapSystem(DynOracleSystem):
                             weight_t* cost) noexcept nogil:
         """A cost for every state (spec §10, design C4 extended):
 
+        * on the gold region (spec §7 (a)-(d)), with region_nd_all (the default): 0 for
+          the moves of ND-ALL, 1 for the others (C4, BN15's choice: swaps only towards
+          the projective order); then following zero-cost moves stays in the region;
         * at most `exact_live` live words: exact search (C1), exact costs;
         * otherwise an upper bound ub[m] = [m attaches wrongly] + the loss of the best
           rollout from m(c) (spec §10.2 ROLLOUT) following (T, projective order) or (T',
           projective order of T'), T' the repaired tree of live words;
-        * in the gold region (spec §7 (a)-(d)) every ND-ALL move keeps T reachable, so it
-          gets ub = 0 (never zero for a move that loses T: a zero comes from a
+        * (region_nd_all=False) in the gold region every ND-ALL move keeps T reachable,
+          so it gets ub = 0 (never zero for a move that loses T: a zero comes from a
           derivation of T);
         * only if no move gets ub = 0 that way, a third rollout per move, following (T',
           the projective order of T' closest to the current processing sequence), may
           lower ub. A zero from a fixed-order rollout is found again in the next state
           (the rollout's next move reproduces it), so following zero-cost moves from a
           state where T is provably reachable never loses T;
+        * with region_nd_all, a SWAP tied with another optimal move is admitted only
+          towards the projective order of T' (the exact cost makes swaps free wherever
+          the tree can still be built in another order, which teaches needless swaps);
         * cost = ub - min ub over the valid moves (spec §12.12).
         O(n^2) per state: the region test, RELINEARIZE and 15 rollouts of O(n + #SW)."""
         cdef int ub[5]
@@ -407,10 +419,14 @@ cdef class SwapSystem(DynOracleSystem):
         cdef bint region
         cdef Cfg t
         cdef int* pos
-        cdef const int* heads_k
-        cdef const int* ranks_k
         for m in range(5):
             ub[m] = SW_INF
+        if self.region_nd_all and in_gold_region(st, c, o) and eager_completes(c):
+            # spec §10.2 C4: BN15's ND-ALL on the gold region (projective-order swaps only)
+            k = nd_all(c)
+            for m in range(5):
+                cost[m] = 0 if k & (1 << m) else 1
+            return
         if c.ns + c.nb <= self.exact_live and exact_costs(c, raw, self.exact_budget):
             for m in range(5):
                 ub[m] = raw[m]
@@ -474,6 +490,17 @@ cdef class SwapSystem(DynOracleSystem):
         for m in range(5):
             if valid[m] and ub[m] < lo:
                 lo = ub[m]
+        if self.region_nd_all and valid[SWAP] and ub[SWAP] == lo:
+            # Off the gold region swaps are free in the loss whenever the tree can be built
+            # in another order, so exact zero sets admit swaps almost everywhere. Like
+            # BN15 on the gold region, admit a tied SWAP only towards the projective order
+            # of the repaired tree T' (s0 before s1 in it), if another move is optimal too.
+            if o.trank2[c.stk[c.ns - 1]] > o.trank2[c.stk[c.ns - 2]] or \
+                    c.ns + c.nb <= self.exact_live:
+                for m in range(5):
+                    if m != SWAP and valid[m] and ub[m] == lo:
+                        ub[SWAP] += 1
+                        break
         for m in range(5):
             cost[m] = ub[m] - lo if valid[m] else 0
 
@@ -514,3 +541,12 @@ cdef class SwapSystem(DynOracleSystem):
         if gold.c.extra == NULL:
             self.attach_oracle(gold)
         return gold.extra_obj
+
+
+def attach_oracle(DynGold gold, minimal=False, budget=200000):
+    """Module-level entry point (benchmarks/oracle_timing.py): build the per-document
+    oracle data and hang it on the DynGold."""
+    cdef SwapOracleData data = SwapOracleData(gold.heads, budget=budget, minimal=minimal)
+    gold.extra_obj = data
+    gold.c.extra = <void*>&data.c
+    return data

@@ -701,6 +701,11 @@ cdef class SwapOracleData:
         return [self.c.mpc[i] for i in range(self.c.n)]
 
     @property
+    def projective(self):
+        """The gold tree is projective (its projective order is the identity, spec §2.1)."""
+        return all(self.c.rank[i] == i for i in range(self.c.n))
+
+    @property
     def swap_counts(self):
         """(#SW EAGER, #SW LAZY, #SW MINIMAL, MINIMAL fell back to LAZY)."""
         return (self.c.n_eager_swaps, self.c.n_lazy_swaps, self.c.n_minimal_swaps,
