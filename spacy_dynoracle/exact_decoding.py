@@ -15,9 +15,9 @@
   `doc._.dynoracle_arc_marginals` (n x n array, [child, head], a root is its own head) and
   `token._.dynoracle_head_probs` (the top heads [(head index, probability), ...]).
 
-Importing this module registers the architecture and the extensions. Not yet wired into
-the factory as `decode = "exact"` (factory.py is being changed by another issue): call
-`exact_parse(nlp.get_pipe("parser"), docs)` after `nlp.make_doc`/the other components.
+Importing this module (the factory does) registers the architecture and the extensions.
+In a pipeline: `dynoracle_parser` with `decode = "exact"` (Parser.predict returns
+`exact_states`) and/or `arc_marginals = true` (set_annotations adds the marginals).
 """
 from typing import List, Optional
 
@@ -50,6 +50,17 @@ def build_window_parser_model(tok2vec: Model, hidden_width: int = 64, maxout_pie
         with use_ops("cpu"):
             upper = _define_upper(nO=nO, nI=None)
     return TransitionModel(tok2vec, lower, upper, resize_output)
+
+
+def check_exact_config(model, system):
+    """Factory-time check of decode="exact" / arc_marginals=True."""
+    if system not in SUPPORTED_SYSTEMS:
+        raise ValueError(f"exact decoding and arc marginals support {SUPPORTED_SYSTEMS}, "
+                         f"not {system!r}")
+    if not model.has_ref("lower") or model.get_ref("lower").maybe_get_dim("nF") != WINDOW_FEATURES:
+        raise ValueError("decode='exact' and arc_marginals need a window model: set "
+                         "[components.parser.model] @architectures = "
+                         "\"spacy_dynoracle.WindowParserModel.v1\" (spec §5.3)")
 
 
 def _check_window_model(parser):
@@ -180,30 +191,42 @@ def exact_sequence(parser, doc, normalize=True):
     return best, seq
 
 
-def exact_parse(parser, docs: List[Doc], marginals: bool = True, normalize: bool = True,
-                top_k: int = 3) -> List[Doc]:
-    """Parse docs with the exact best computation of the parser's window model and, with
-    marginals=True, store arc marginals on each Doc. `normalize`: score moves by their
-    log-softmax over all classes of the window (the sum is then the log-probability of the
-    computation under the local model, spec §7), else by the raw scores."""
-    system = parser.cfg.get("transition_system", "arc_hybrid")
-    states = []
-    for doc in docs:
-        state = parser.moves.init_batch([doc])[0]
+SUPPORTED_SYSTEMS = ("arc_hybrid", "arc_eager", "arc_standard")
+
+
+def exact_states(parser, docs: List[Doc], normalize: bool = True):
+    """Final parser states of the exact best computations (what Parser.predict returns)."""
+    states = parser.moves.init_batch(docs)
+    for doc, state in zip(docs, states):
         if len(doc):
             _, seq = exact_sequence(parser, doc, normalize)
             for _, clas in seq:
                 parser.moves._sim_apply(state, clas)
-        states.append(state)
-    parser.set_annotations(docs, states)
+    return states
+
+
+def set_marginals(parser, docs: List[Doc], normalize: bool = True) -> None:
+    """doc._.dynoracle_arc_marginals for each doc: arc marginals of the window model's
+    distribution over computations (the same tables as exact decoding, log semiring)."""
+    system = parser.cfg.get("transition_system", "arc_hybrid")
+    _, io = _kernels(system)
+    for doc in docs:
+        if not len(doc):
+            continue
+        ms, _ = move_window_scores(parser, doc, "log", normalize)
+        _, marg, _ = io(*_tables(system, ms, len(doc)), marginals=True)
+        doc._.dynoracle_arc_marginals = marg
+
+
+def exact_parse(parser, docs: List[Doc], marginals: bool = True,
+                normalize: bool = True) -> List[Doc]:
+    """Parse docs with the exact best computation of the parser's window model and, with
+    marginals=True, store arc marginals on each Doc. `normalize`: score moves by their
+    log-softmax over all classes of the window (the sum is then the log-probability of the
+    computation under the local model, spec §7), else by the raw scores."""
+    parser.set_annotations(docs, exact_states(parser, docs, normalize))
     if marginals:
-        _, io = _kernels(system)
-        for doc in docs:
-            if not len(doc):
-                continue
-            ms, _ = move_window_scores(parser, doc, "log", normalize)
-            _, marg, _ = io(*_tables(system, ms, len(doc)), marginals=True)
-            doc._.dynoracle_arc_marginals = marg
+        set_marginals(parser, docs, normalize)
     return docs
 
 

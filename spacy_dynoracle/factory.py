@@ -12,6 +12,7 @@ from thinc.api import Model
 
 from .parser import DynOracleParser
 from . import spine_model  # noqa: F401  registers spacy_dynoracle.SpineParserModel.v1
+from . import exact_decoding  # noqa: F401  registers WindowParserModel.v1 + Doc/Token extensions
 
 
 @Language.factory(
@@ -32,6 +33,8 @@ from . import spine_model  # noqa: F401  registers spacy_dynoracle.SpineParserMo
         "beam_width": 1,
         "beam_density": 0.0,
         "beam_update_prob": 0.0,
+        "decode": "greedy",
+        "arc_marginals": False,
         "scorer": {"@scorers": "spacy.parser_scorer.v1"},
     },
     default_score_weights={
@@ -61,6 +64,8 @@ def make_dynoracle_parser(
     beam_density: float,
     beam_update_prob: float,
     scorer: Optional[Callable],
+    decode: str = "greedy",
+    arc_marginals: bool = False,
 ):
     """A dependency parser with a selectable transition system and oracle.
 
@@ -78,11 +83,20 @@ def make_dynoracle_parser(
     degree (int): options of systems that have one (attardi); ignored by the others.
     max_k (int): lr_spine's cap on spine depth (LEFT_k/RIGHT_k for k <= max_k); ignored by
         the other systems.
+    decode (str): "greedy" (spaCy's loop) or "exact": the best computation of the model by
+        the tabulation (docs/tabulation.md); needs spacy_dynoracle.WindowParserModel.v1 and
+        arc_hybrid, arc_eager or arc_standard.
+    arc_marginals (bool): store arc marginals on the Doc (doc._.dynoracle_arc_marginals,
+        token._.dynoracle_head_probs); same model requirements.
     The other settings are those of spaCy's `parser`.
     """
     from . import get_system_class  # version check, then the compiled module
 
     cls = get_system_class(transition_system)
+    if decode not in ("greedy", "exact"):
+        raise ValueError(f"decode must be 'greedy' or 'exact', not {decode!r}")
+    if decode == "exact" or arc_marginals:
+        exact_decoding.check_exact_config(model, transition_system)
     if explore_after_epochs < 0 or not 0.0 <= explore_prob <= 1.0:
         raise ValueError("explore_after_epochs must be >= 0 and explore_prob in [0, 1]")
     options = {key: value for key, value in {"degree": degree, "max_k": max_k}.items()
@@ -109,6 +123,8 @@ def make_dynoracle_parser(
         oracle=oracle,
         explore_after_epochs=explore_after_epochs,
         explore_prob=explore_prob,
+        decode=decode,
+        arc_marginals=bool(arc_marginals),
     )
     return parser
 

@@ -12,6 +12,7 @@ import warnings
 import numpy
 from spacy.pipeline._parser_internals import nonproj
 from spacy.pipeline.dep_parser import DependencyParser
+from spacy.tokens import Doc
 from spacy.training import validate_examples
 from thinc.api import set_dropout_rate
 
@@ -27,6 +28,23 @@ class DynOracleParser(DependencyParser):
         if self.moves.projectivize:
             return (nonproj.deprojectivize,)
         return ()
+
+    def predict(self, docs):
+        """decode="exact": the model's best computation by the tabulation
+        (exact_decoding.py, docs/tabulation.md); otherwise spaCy's greedy/beam search."""
+        if self.cfg.get("decode", "greedy") == "exact":
+            from .exact_decoding import exact_states
+
+            docs = [docs] if isinstance(docs, Doc) else docs
+            return exact_states(self, docs)
+        return super().predict(docs)
+
+    def set_annotations(self, docs, states_or_beams):
+        super().set_annotations(docs, states_or_beams)
+        if self.cfg.get("arc_marginals"):
+            from .exact_decoding import set_marginals
+
+            set_marginals(self, [docs] if isinstance(docs, Doc) else docs)
 
     def greedy_parse(self, docs, drop=0.0):
         """spaCy's C loop hard-codes StateC.set_context_tokens; models with their own

@@ -130,3 +130,59 @@ def test_exact_decoding_refuses_a_non_window_model():
     nlp.initialize(lambda: make_examples(nlp.vocab, 4))
     with pytest.raises(ValueError, match="window model"):
         ed.window_class_scores(parser, Doc(nlp.vocab, words=["a", "b"]))
+
+
+def window_nlp(system, **cfg):
+    nlp = spacy.blank("xx")
+    model = {"@architectures": "spacy_dynoracle.WindowParserModel.v1", "tok2vec": TOK2VEC,
+             "hidden_width": 16, "maxout_pieces": 2}
+    parser = nlp.add_pipe("dynoracle_parser", config={
+        "model": model, "transition_system": system, "min_action_freq": 1, **cfg})
+    examples = make_examples(nlp.vocab, 12, seed=4)
+    nlp.initialize(lambda: examples)
+    rng = np.random.default_rng(4)
+    for name in ("lower", "upper"):
+        layer = parser.model.get_ref(name)
+        for p in ("W", "b"):
+            layer.set_param(p, rng.normal(size=layer.get_param(p).shape).astype("f"))
+    return nlp, parser, examples
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_pipeline_decode_exact_and_marginals(system):
+    nlp, parser, examples = window_nlp(system, decode="exact", arc_marginals=True)
+    words = [[t.text for t in eg.reference] for eg in examples[:4]]
+    docs = list(nlp.pipe(Doc(nlp.vocab, words=w) for w in words))
+    ref = ed.exact_parse(parser, [Doc(nlp.vocab, words=w) for w in words])
+    for doc, r in zip(docs, ref):
+        assert [t.head.i for t in doc] == [t.head.i for t in r]
+        assert [t.dep_ for t in doc] == [t.dep_ for t in r]
+        assert np.allclose(doc._.dynoracle_arc_marginals, r._.dynoracle_arc_marginals)
+    # greedy decoding of the same model differs somewhere (it is not the best computation)
+    parser.cfg["decode"] = "greedy"
+    greedy = list(nlp.pipe(Doc(nlp.vocab, words=w) for w in words))
+    assert any([t.head.i for t in g] != [t.head.i for t in d] for g, d in zip(greedy, docs))
+    assert all(d._.dynoracle_arc_marginals is not None for d in greedy)   # arc_marginals=True
+
+
+def test_pipeline_decode_round_trip_and_errors():
+    nlp, parser, examples = window_nlp("arc_hybrid", decode="exact")
+    data = nlp.to_bytes()
+    nlp2 = spacy.blank("xx")
+    cfg = dict(nlp.config["components"]["dynoracle_parser"])
+    cfg.pop("factory")
+    nlp2.add_pipe("dynoracle_parser", config=cfg)
+    nlp2.from_bytes(data)
+    words = [t.text for t in examples[0].reference]
+    a, b = nlp(Doc(nlp.vocab, words=words)), nlp2(Doc(nlp2.vocab, words=words))
+    assert nlp2.get_pipe("dynoracle_parser").cfg["decode"] == "exact"
+    assert [t.head.i for t in a] == [t.head.i for t in b]
+    with pytest.raises(ValueError, match="decode"):
+        spacy.blank("xx").add_pipe("dynoracle_parser", config={"decode": "beam"})
+    with pytest.raises(ValueError, match="window model"):
+        spacy.blank("xx").add_pipe("dynoracle_parser", config={"decode": "exact"})
+    with pytest.raises(ValueError, match="support"):
+        spacy.blank("xx").add_pipe("dynoracle_parser", config={
+            "decode": "exact", "transition_system": "attardi",
+            "model": {"@architectures": "spacy_dynoracle.WindowParserModel.v1",
+                      "tok2vec": TOK2VEC}})
