@@ -243,3 +243,49 @@ if not Doc.has_extension("dynoracle_arc_marginals"):
     Doc.set_extension("dynoracle_arc_marginals", default=None)
 if not Token.has_extension("dynoracle_head_probs"):
     Token.set_extension("dynoracle_head_probs", getter=_head_probs)
+
+
+def uncertain_arcs_displacy(span, threshold: float = 0.9, alternatives: bool = True,
+                            min_alt: float = 0.1, title: Optional[str] = None) -> dict:
+    """displaCy `manual` data for a parsed sentence (Span or Doc) with arc marginals
+    (doc._.dynoracle_arc_marginals): the label of every arc whose probability is below
+    `threshold` gets it appended ("nsubj 0.62"), and with `alternatives` every other head
+    with probability >= min_alt is drawn as an extra arc labelled "?0.31" (a root
+    alternative is noted on the word's tag line). Render with
+    spacy_dynoracle.render.render_trees([...])."""
+    from .render import span_to_displacy
+
+    doc = span.doc if hasattr(span, "doc") else span
+    marg = doc._.dynoracle_arc_marginals
+    if marg is None:
+        raise ValueError("no arc marginals on this Doc: parse with arc_marginals=true "
+                         "or exact_decoding.exact_parse(..., marginals=True)")
+    start = span.start if hasattr(span, "start") else 0
+    end = span.end if hasattr(span, "end") else len(doc)
+    data = span_to_displacy(span if hasattr(span, "start") else doc[:], title)
+    by_child = {}
+    for arc in data["arcs"]:
+        child = arc["start"] if arc["dir"] == "left" else arc["end"]
+        by_child[child] = arc
+    for token in (doc[start:end]):
+        c = token.i - start
+        p = float(marg[token.i, token.head.i])
+        if p < threshold:
+            if c in by_child:
+                by_child[c]["label"] = f"{by_child[c]['label']} {p:.2f}"
+            else:
+                data["words"][c]["tag"] = f"{data['words'][c]['tag']} {p:.2f}".strip()
+        if not alternatives:
+            continue
+        for h in np.flatnonzero(marg[token.i] >= min_alt):
+            h = int(h)
+            if h == token.head.i:
+                continue
+            q = float(marg[token.i, h])
+            if h == token.i:
+                data["words"][c]["tag"] = f"{data['words'][c]['tag']} root?{q:.2f}".strip()
+            elif start <= h < end:
+                a, b = sorted((c, h - start))
+                data["arcs"].append({"start": a, "end": b, "label": f"?{q:.2f}",
+                                     "dir": "left" if c < h - start else "right"})
+    return data

@@ -186,3 +186,21 @@ def test_pipeline_decode_round_trip_and_errors():
             "decode": "exact", "transition_system": "attardi",
             "model": {"@architectures": "spacy_dynoracle.WindowParserModel.v1",
                       "tok2vec": TOK2VEC}})
+
+
+def test_uncertain_arcs_rendering():
+    from spacy_dynoracle.render import render_trees
+
+    nlp, parser, examples = window_nlp("arc_hybrid", decode="exact", arc_marginals=True)
+    doc = nlp(Doc(nlp.vocab, words=[t.text for t in examples[0].reference]))
+    data = ed.uncertain_arcs_displacy(doc, threshold=1.01, min_alt=0.0)
+    marg = doc._.dynoracle_arc_marginals
+    n_alt = sum(1 for d in range(len(doc)) for h in range(len(doc))
+                if h != doc[d].head.i and h != d and marg[d, h] > 0)
+    base = sum(1 for t in doc if t.head.i != t.i)
+    assert len(data["arcs"]) == base + n_alt
+    assert all(any(ch.isdigit() for ch in a["label"]) for a in data["arcs"])
+    svg = render_trees([data], page=False)
+    assert "?0." in svg or "?1." in svg
+    with pytest.raises(ValueError, match="marginals"):
+        ed.uncertain_arcs_displacy(Doc(nlp.vocab, words=["a"]))
