@@ -319,6 +319,7 @@ VARIANTS = {
     "default": {},
     "heuristic only (exact_live=0)": {"exact_live": 0},
     "closest to exact (region_nd_all=False)": {"region_nd_all": False},
+    "closest to exact, rollouts only": {"region_nd_all": False, "exact_live": 0},
 }
 
 
