@@ -361,3 +361,98 @@ def test_eliminate_labels():
     assert np.allclose(lse, np.log(np.exp(lab).sum(-1)))
     lab[0, 0, 0, :] = -np.inf
     assert tab.eliminate_labels(lab, semiring="log")[0, 0, 0] == -np.inf
+
+
+# ---- the chart as a cross-check of the dynamic oracles (spec §8, issue 8 item 4) ----------------
+def gold_arc_tables(system, gold):
+    """Window scores = 1 for a move that builds a gold arc (unlabelled), else 0: the Viterbi
+    score is the largest number of gold heads any computation gets, so n - Viterbi is the
+    minimal loss from the initial state (the quantity a dynamic oracle's costs telescope to)."""
+    n = len(gold)
+    N1 = n + 1
+    g = np.array(gold)
+    w = np.arange(N1)
+    is_head = np.zeros((N1, N1))                 # is_head[child, head], index n = none
+    is_head[np.arange(n), g] = 1.0
+    left = is_head[None, :, :].repeat(N1, axis=0)          # left[s1, s0, b0] = [g(s0) = b0]
+    right = is_head.T[:, :, None].repeat(N1, axis=2)       # right[s1, s0, b0] = [g(s0) = s1]
+    root = np.repeat(np.diag(is_head)[:, None], N1, axis=1)  # root[s0, b0] = [g(s0) = s0]
+    root[n] = 0.0
+    if system in ("arc_hybrid", "arc_standard"):
+        if system == "arc_standard":                       # LEFT: s0 -> s1, RIGHT: s1 -> s0
+            left = is_head[:, :, None].repeat(N1, axis=2)          # [g(s1) = s0]
+            right = is_head.T[:, :, None].repeat(N1, axis=2)       # [g(s0) = s1]
+        return [np.zeros((N1, N1)), left, right, root]
+    # arc_eager: RIGHT makes b0 a dependent of s0 when it pushes; REDUCE of an L top makes
+    # s0 a dependent of s1; REDUCE of an R top adds nothing new
+    right_push = np.stack([is_head.T, is_head.T])          # right[f, s0, b0] = [g(b0) = s0]
+    reduce_ = np.stack([right, np.zeros_like(right)])
+    del w
+    return [np.zeros((N1, N1)), right_push, left, reduce_, root]
+
+
+def oracle_walk(system, gold, rng, p_random):
+    """Walk from the initial state, taking a random valid move with probability p_random
+    and a zero-cost move otherwise; return (sum of the costs of the moves taken, loss)."""
+    sim = Simulator(system, len(gold))
+    total = 0
+    while not sim.is_final():
+        costs = sim.costs(gold)
+        zero = [a for a, c in costs.items() if c == 0]
+        a = rng.choice(sorted(costs)) if (rng.random() < p_random or not zero) else rng.choice(zero)
+        total += costs[a]
+        sim.apply(a)
+    return total, sum(h != g for h, g in zip(sim.heads(), gold))
+
+
+ORACLE_CHECKS = [("arc_hybrid", ("projective", "multi-projective")),
+                 ("arc_eager", ("projective", "nonprojective", "multi")),
+                 ("arc_standard", ("projective", "nonprojective", "multi"))]
+
+
+def gold_tree(kind, n, rng):
+    """Random gold forests; multi-projective ones are built directly (2-3 projective
+    sentences side by side) rather than by rejection, which is hopeless for long n."""
+    from bruteforce import random_forest, random_projective_tree
+
+    if kind == "multi-projective":
+        cuts = sorted(rng.sample(range(1, n), 2))
+        heads = []
+        for a, b in zip([0] + cuts, cuts + [n]):
+            heads += [h + a for h in random_projective_tree(b - a, rng)]
+        return heads
+    return random_forest(n, rng, kind)
+
+
+def run_oracle_cross_check(n_sents, max_n, seed):
+    import random as pyrandom
+
+    rng = pyrandom.Random(seed)
+    checked = 0
+    for system, kinds in ORACLE_CHECKS:
+        if not _system_available(system):
+            continue
+        viterbi = SYSTEMS[system][2]
+        for s in range(n_sents):
+            n = rng.randint(8, max_n)
+            gold = gold_tree(kinds[s % len(kinds)], n, rng)
+            best, _ = viterbi(*gold_arc_tables(system, gold))
+            minloss = n - int(round(best))
+            cost_sum, loss = oracle_walk(system, gold, rng, p_random=0.0)
+            assert loss == minloss, (system, gold, loss, minloss)
+            cost_sum, loss = oracle_walk(system, gold, rng, p_random=0.3)
+            # costs telescope: loss(final) = minloss(initial) + sum of the costs on the path
+            assert loss == minloss + cost_sum, (system, gold, loss, minloss, cost_sum)
+            checked += 1
+    return checked
+
+
+def test_chart_cross_checks_the_oracles():
+    """Long sentences (n up to 40, beyond brute force): following zero-cost moves reaches
+    the chart's minimal loss, and on walks with random moves the costs sum to the excess."""
+    assert run_oracle_cross_check(n_sents=30, max_n=40, seed=8) > 0
+
+
+@pytest.mark.slow
+def test_chart_cross_checks_the_oracles_many():
+    assert run_oracle_cross_check(n_sents=400, max_n=80, seed=9) > 0
