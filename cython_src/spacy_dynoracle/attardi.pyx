@@ -184,13 +184,14 @@ cdef class Attardi(DynOracleSystem):
     name = "attardi"
     projective = False
     bruteforce_arc_monotone = True    # heads never change; moves depend on stack/buffer only
-    options = {"degree": 2, "uncovered": "local", "exact_costs": True, "prune": False,
+    options = {"degree": 2, "uncovered": "local", "exact_costs": None, "prune": True,
                "budget": 3000000, "max_rho": 400}
 
     cdef public AttardiOracle oracle_
     cdef int D
     cdef vector[int] _nodes
     cdef public object doc_counts
+    cdef object _exact_option
 
     def __init__(self, strings, labels_by_action=None, min_freq=None, *, projectivize=None,
                  oracle="dynamic", **options):
@@ -202,11 +203,14 @@ cdef class Attardi(DynOracleSystem):
             raise ValueError(f"attardi: uncovered must be one of {UNCOVERED_POLICIES}, got {unc!r}")
         self.D = D
         self.oracle_ = AttardiOracle(D, root_ra1=True,
-                                     prune=bool(options.get("prune", False)),
-                                     exact=bool(options.get("exact_costs", True)),
+                                     prune=bool(options.get("prune", True)),
+                                     exact=bool(options.get("exact_costs")),
                                      uncovered_mode=1 if unc == "local" else 0,
                                      budget=int(options.get("budget", 3000000)),
                                      max_m=int(options.get("max_rho", 400)))
+        # exact_costs: None (default) = exact values for the Simulator, the exact zero-cost
+        # set with lower bounds elsewhere in training (spec §2.7); True/False force one.
+        self._exact_option = options.get("exact_costs")
         self.doc_counts = {"covered": 0, "uncovered": 0, "skipped": 0, "partial": 0}
         if projectivize:
             raise ValueError("attardi derives non-projective trees: projectivize must be false")
@@ -228,6 +232,20 @@ cdef class Attardi(DynOracleSystem):
     @property
     def degree(self):
         return self.D
+
+    def _sim_costs(self, StateClass state, DynGold gold):
+        self.oracle_.exact = True if self._exact_option is None else bool(self._exact_option)
+        try:
+            return DynOracleSystem._sim_costs(self, state, gold)
+        finally:
+            self.oracle_.exact = bool(self._exact_option)
+
+    def _sim_class_costs(self, StateClass state, DynGold gold):
+        self.oracle_.exact = True if self._exact_option is None else bool(self._exact_option)
+        try:
+            return DynOracleSystem._sim_class_costs(self, state, gold)
+        finally:
+            self.oracle_.exact = bool(self._exact_option)
 
     def oracle_stats(self):
         """How often each oracle path ran (states) and how gold documents were treated."""

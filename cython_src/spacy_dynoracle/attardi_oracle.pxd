@@ -68,19 +68,33 @@ cdef class AttardiOracle:
     cdef vector[int] _cstart, _clen
     cdef vector[uint64_t] _keys
     cdef vector[int] _vals
-    cdef unordered_map[uint64_t, int] _acc
+    cdef unordered_map[uint64_t, int] _acc     # (unused; kept for layout simplicity)
+    # open-addressing accumulator of the cell being built (generation-stamped slots)
+    cdef vector[uint64_t] _hkeys
+    cdef vector[int] _hvals
+    cdef vector[int] _hstamp
+    cdef vector[int] _hused
+    cdef int _hgen
+    cdef int _hmask
+    cdef long _left_budget
+    cdef int _cap
+    cdef int _b_cur             # node id of the buffer front of the searched configuration
     cdef vector[int] _a
 
     cdef bint zero_future(self, const AttGold* g, const int* stack, int ls, int b) noexcept nogil
     cdef int reduce(self, const AttGold* g, const int* stack, int ls, int b, bint local) noexcept nogil
-    cdef int search(self, const AttGold* g, const int* rho, int m, int l, bint prune) noexcept nogil
-    cdef int future_loss(self, const AttGold* g, const int* stack, int ls, int b) noexcept nogil
+    cdef int search(self, const AttGold* g, const int* rho, int m, int l, bint prune,
+                    int cap) noexcept nogil
+    cdef int future_loss(self, const AttGold* g, const int* stack, int ls, int b, int cap) noexcept nogil
+    cdef int greedy_upper(self, const AttGold* g, const int* stack, int ls, int b) noexcept nogil
     cdef int apply(self, int t, const int* stack, int ls, int b, int* out, int* ls2, int* b2,
                    int* head, int* dep) noexcept nogil
     cdef int costs(self, const AttGold* g, const int* stack, int ls, int b, const int* want,
                    int* out) noexcept nogil
     cdef void _tally(self, long combos) noexcept nogil
     cdef void _add(self, const int* sa, const int* G, int D, int v) noexcept nogil
+    cdef void _hclear(self) noexcept nogil
+    cdef void _hput(self, uint64_t key, int v) noexcept nogil
     cdef void _gen_alpha(self, int i, int D, vector[pair[uint64_t, int]]* out) noexcept nogil
     cdef int static_next(self, const AttGold* g, const int* stack, int ls, int b,
                          const int* pending) noexcept nogil

@@ -228,6 +228,9 @@ cdef class AttardiOracle:
         self.budget = budget
         self.max_m = max_m
         self.last_path = -1
+        self._hgen = 0
+        self._hmask = 0
+        self._left_budget = budget
         self.scratch_gold = OracleGold()
         self.reset_counts()
 
@@ -354,7 +357,8 @@ cdef class AttardiOracle:
         return self._rho.size()
 
     # ---- §2.4 / §2.5 the tabular algorithm ----------------------------------------------
-    cdef int search(self, const AttGold* g, const int* rho, int m, int l, bint prune) noexcept nogil:
+    cdef int search(self, const AttGold* g, const int* rho, int m, int l, bint prune,
+                    int cap) noexcept nogil:
         """F for ρ (positions 0..m-1, stack part [0, l)). Items are packed keys
         (α: D-1 symbols, γ: D symbols; symbol = position + 1, 0 = $) with a min value."""
         cdef int D = self.D
@@ -371,6 +375,7 @@ cdef class AttardiOracle:
         cdef vector[pair[uint64_t, int]] items
         if m > self.max_m:
             return ORC_GUARD
+        self._cap = cap          # items worth more than cap cannot be part of a result <= cap
         self.n_searches += 1
         self._cstart.assign(W * W, 0)
         self._clen.assign(W * W, 0)
@@ -407,7 +412,7 @@ cdef class AttardiOracle:
                 i = 0
             while i <= m - ln:
                 j = i + ln
-                self._acc.clear()
+                self._hclear()
                 k = i + 1
                 while k < j:
                     if k > i + 1 and k < l:
@@ -441,6 +446,8 @@ cdef class AttardiOracle:
                             v = self._vals[p] + self._vals[lo]
                             lo += 1
                             combos += 1
+                            if v > self._cap:
+                                continue
                             for q in range(1, D + 1):
                                 # la_q: arc S[D] -> S[D-q], remove S[D-q]
                                 hs = S[D]
@@ -449,7 +456,8 @@ cdef class AttardiOracle:
                                     hd = rho[hs - 1]
                                     dp = rho[ds - 1]
                                     dl = delta_arc(g, hd, dp)
-                                    if not (prune and i >= l and dl and hs - 1 >= l):
+                                    if not (prune and i >= l and dl and hs - 1 >= l
+                                            and g.head[dp] >= self._b_cur):
                                         r = 0
                                         for a0 in range(D + 1):
                                             if a0 != D - q:
@@ -463,9 +471,10 @@ cdef class AttardiOracle:
                                     hd = rho[hs - 1]
                                     dp = rho[ds - 1]
                                     dl = delta_arc(g, hd, dp)
-                                    if not (prune and i >= l and dl and hs - 1 >= l):
+                                    if not (prune and i >= l and dl and hs - 1 >= l
+                                            and g.head[dp] >= self._b_cur):
                                         self._add(sa, S, D, v + dl)
-                    if combos > self.budget:
+                    if combos > self._left_budget:
                         self._tally(combos)
                         return ORC_GUARD
                     k += 1
@@ -473,8 +482,9 @@ cdef class AttardiOracle:
                 cell = i * W + j
                 self._cstart[cell] = self._keys.size()
                 items.clear()
-                for kv in self._acc:
-                    items.push_back(pair[uint64_t, int](kv.first, kv.second))
+                for r in range(<int>self._hused.size()):
+                    items.push_back(pair[uint64_t, int](self._hkeys[self._hused[r]],
+                                                        self._hvals[self._hused[r]]))
                 sort(items.begin(), items.end())
                 for r in range(<int>items.size()):
                     self._keys.push_back(items[r].first)
@@ -482,6 +492,7 @@ cdef class AttardiOracle:
                 self._clen[cell] = items.size()
                 i += 1
         self._tally(combos)
+        self._left_budget -= combos
         # result: T[0][m][(pad, pad + (0,))], whose packed key is 1
         cell = 0 * W + m
         for p in range(self._cstart[cell], self._cstart[cell] + self._clen[cell]):
@@ -501,12 +512,53 @@ cdef class AttardiOracle:
             s[q] = sa[q]
         for q in range(D):
             s[D - 1 + q] = G[q]
-        cdef uint64_t key = pack(s, 2 * D - 1)
-        it = self._acc.find(key)
-        if it == self._acc.end():
-            self._acc[key] = v
-        elif v < deref(it).second:
-            deref(it).second = v
+        if v <= self._cap:
+            self._hput(pack(s, 2 * D - 1), v)
+
+    cdef void _hclear(self) noexcept nogil:
+        self._hgen += 1
+        self._hused.clear()
+        if self._hkeys.size() == 0:
+            self._hkeys.resize(1024)
+            self._hvals.resize(1024)
+            self._hstamp.assign(1024, 0)
+            self._hmask = 1023
+
+    cdef void _hput(self, uint64_t key, int v) noexcept nogil:
+        cdef uint64_t h
+        cdef int slot, i, n, old
+        cdef vector[uint64_t] ok
+        cdef vector[int] ov
+        if <int>self._hused.size() * 2 >= self._hmask:
+            # grow x4 and re-insert the live slots
+            ok.clear()
+            ov.clear()
+            for i in range(<int>self._hused.size()):
+                ok.push_back(self._hkeys[self._hused[i]])
+                ov.push_back(self._hvals[self._hused[i]])
+            n = (self._hmask + 1) * 4
+            self._hkeys.resize(n)
+            self._hvals.resize(n)
+            self._hstamp.assign(n, 0)
+            self._hmask = n - 1
+            self._hgen = 1
+            self._hused.clear()
+            for i in range(<int>ok.size()):
+                self._hput(ok[i], ov[i])
+        h = key * <uint64_t>0x9E3779B97F4A7C15
+        slot = <int>((h >> 32) & <uint64_t>self._hmask)
+        while True:
+            if self._hstamp[slot] != self._hgen:
+                self._hstamp[slot] = self._hgen
+                self._hkeys[slot] = key
+                self._hvals[slot] = v
+                self._hused.push_back(slot)
+                return
+            if self._hkeys[slot] == key:
+                if v < self._hvals[slot]:
+                    self._hvals[slot] = v
+                return
+            slot = (slot + 1) & self._hmask
 
     cdef void _gen_alpha(self, int i, int D, vector[pair[uint64_t, int]]* out) noexcept nogil:
         """Initial items of a buffer position i (spec §2.5): every α that can be the top D-1
@@ -532,19 +584,61 @@ cdef class AttardiOracle:
                     out.push_back(pair[uint64_t, int](pack(s, 5), 0))
 
     # ---- F of a configuration ----------------------------------------------------------
-    cdef int future_loss(self, const AttGold* g, const int* stack, int ls, int b) noexcept nogil:
-        """F(σ, b) by the table; the reduction and pruning only where they are exact."""
+    cdef int greedy_upper(self, const AttGold* g, const int* stack, int ls, int b) noexcept nogil:
+        """An upper bound of F(σ, b): the wrong arcs of one complete computation (the static
+        policy, and when it is stuck SHIFT, else RIGHT onto s2). Used to discard table items
+        that cannot be part of an optimal computation ([ext], exact)."""
+        cdef int n = g.n
+        cdef int i, x, t, k, top, d, h, wrong = 0
+        self._pending.assign(n + 1, 0)
+        for i in range(1, ls):
+            x = g.head[stack[i]]
+            if x >= 0:
+                self._pending[x] += 1
+        for x in range(b, n + 1):
+            if g.head[x] >= 0:
+                self._pending[g.head[x]] += 1
+        self._st.assign(stack, stack + ls)
+        while True:
+            ls = self._st.size()
+            if ls == 1 and b > n:
+                return wrong
+            t = self.static_next(g, self._st.data(), ls, b, self._pending.data())
+            if t < 0:
+                t = 0 if b <= n else 2
+            if t == 0:
+                self._st.push_back(b)
+                b += 1
+                continue
+            if t % 2 == 1:
+                k = (t + 1) // 2
+                h = self._st[ls - 1]
+                d = self._st[ls - 1 - k]
+                self._st.erase(self._st.begin() + (ls - 1 - k))
+            else:
+                k = t // 2
+                h = self._st[ls - 1 - k]
+                d = self._st[ls - 1]
+                self._st.pop_back()
+            wrong += delta_arc(g, h, d)
+            if g.head[d] >= 0:
+                self._pending[g.head[d]] -= 1
+
+    cdef int future_loss(self, const AttGold* g, const int* stack, int ls, int b, int cap) noexcept nogil:
+        """F(σ, b) by the table if F <= cap (else ORC_INF); the reduction and pruning only
+        where they are exact."""
         cdef int m
+        self._b_cur = b
         if g.n_unknown == 0 and g.covered:
             m = self.reduce(g, stack, ls, b, False)
-            return self.search(g, self._rho.data(), m, ls, self.prune)
+            return self.search(g, self._rho.data(), m, ls, self.prune, cap)
         if g.n_unknown == 0 and self.uncovered_mode == 1:
             m = self.reduce(g, stack, ls, b, True)
-            return self.search(g, self._rho.data(), m, ls, False)
+            return self.search(g, self._rho.data(), m, ls, False, cap)
         self._rho.assign(stack, stack + ls)
         for x in range(b, g.n + 1):
             self._rho.push_back(x)
-        return self.search(g, self._rho.data(), self._rho.size(), ls, False)
+        return self.search(g, self._rho.data(), self._rho.size(), ls, False, cap)
 
     cdef int apply(self, int t, const int* stack, int ls, int b, int* out, int* ls2, int* b2,
                    int* head, int* dep) noexcept nogil:
@@ -585,30 +679,59 @@ cdef class AttardiOracle:
         """out[t] = cost of transition t for every t with want[t] (2D+1 slots); returns the
         path used (PATH_*). want[] must only name legal transitions."""
         cdef int T = 2 * self.D + 1
-        cdef int t, ls2, b2, h, d, dl, F2, best, path
+        cdef int t, ls2, b2, h, d, dl, F2, best, path, i
         cdef int L[ORC_MAX_T]
         cdef bint clean = g.n_unknown == 0
         cdef bint fz = clean and self.zero_future(g, stack, ls, b)
+        self._left_budget = self.budget      # the guard's budget is per state, all searches
         self._st2.resize(ls + 2)
         path = PATH_FAST
         if not clean:
             path = PATH_PARTIAL
+        cdef int U[ORC_MAX_T]
+        cdef int DL[ORC_MAX_T]
+        cdef int pending_t[ORC_MAX_T]
+        cdef int n_pending = 0, best_known = ORC_INF, cap, q, r
         for t in range(T):
             L[t] = ORC_INF
             if not want[t]:
                 continue
             self.apply(t, stack, ls, b, self._st2.data(), &ls2, &b2, &h, &d)
             dl = delta_arc(g, h, d) if d >= 0 else 0
+            DL[t] = dl
             if clean and self.zero_future(g, self._st2.data(), ls2, b2):
                 L[t] = dl
+                if dl < best_known:
+                    best_known = dl
                 continue
             if fz and not self.exact:
                 L[t] = dl + 1        # lower bound: F(τ(c)) >= 1 (exact zero-cost set, §2.7)
                 continue
+            U[t] = dl + self.greedy_upper(g, self._st2.data(), ls2, b2)
+            pending_t[n_pending] = t
+            n_pending += 1
+        # the table, successors with the smallest upper bound first (spec §2.6: L(c) is the
+        # minimum over successors). Items above the cap are dropped: exact for the values
+        # that matter (all of them with exact costs; else those that can reach the minimum).
+        for q in range(n_pending):
+            r = q
+            for i in range(q + 1, n_pending):
+                if U[pending_t[i]] < U[pending_t[r]]:
+                    r = i
+            t = pending_t[r]
+            pending_t[r] = pending_t[q]
+            pending_t[q] = t
+            cap = U[t] - DL[t]
+            if not self.exact and best_known - DL[t] < cap:
+                cap = best_known - DL[t]
+            if cap < 0:
+                L[t] = best_known + 1    # lower bound; above the minimum
+                continue
             if clean and path == PATH_FAST:
                 path = PATH_TABLE if g.covered else (PATH_LOCAL if self.uncovered_mode == 1
                                                      else PATH_FULL)
-            F2 = self.future_loss(g, self._st2.data(), ls2, b2)
+            self.apply(t, stack, ls, b, self._st2.data(), &ls2, &b2, &h, &d)
+            F2 = self.future_loss(g, self._st2.data(), ls2, b2, cap)
             if F2 == ORC_GUARD:
                 # documented fallback: no preference between the valid moves
                 for t in range(T):
@@ -616,7 +739,12 @@ cdef class AttardiOracle:
                 self.counts[PATH_GUARD] += 1
                 self.last_path = PATH_GUARD
                 return PATH_GUARD
-            L[t] = dl + F2
+            if F2 >= ORC_INF:
+                L[t] = DL[t] + cap + 1   # only in training mode: F > cap, a lower bound
+            else:
+                L[t] = DL[t] + F2
+            if L[t] < best_known:
+                best_known = L[t]
         best = ORC_INF
         for t in range(T):
             if want[t] and L[t] < best:
@@ -644,7 +772,7 @@ cdef class AttardiOracle:
         cdef vector[int] st
         for x in stack:
             st.push_back(x)
-        return self.future_loss(&gold.c, st.data(), st.size(), b)
+        return self.future_loss(&gold.c, st.data(), st.size(), b, ORC_INF)
 
     def py_zero_future(self, OracleGold gold, stack, int b):
         cdef vector[int] st
