@@ -25,6 +25,13 @@ arc-eager, REDUCE pops an R top *or* an L top onto s1; RIGHT never onto an empty
     root[s0, b0]                           (N1, N1)
   (shift/right/reduce may omit the flag axis: the same scores for both flags.)
 
+arc_standard (SHIFT, LEFT: s0 -> s1, RIGHT: s1 -> s0, ROOT of arc_standard.pyx): the
+arc_hybrid tables with a 2-D shift; chart [i, h, j] (spec §3.1), O(n^5).
+
+Reduce-type tables may omit their leading axes (left/right as [s0, b0]; reduce as [s0, b0]
+or [s1, s0, b0]): the kernels read an absent axis with stride 0, and gradients come back in
+the shape given.
+
 Internally the chart uses the spec's positions: x = 0 is the virtual root (spec token 0,
 ROOT-first), x >= 1 is word x - 1; fence posts j = 0..P with P = n + 1 (b0 = word j - 1,
 j = P: empty buffer). The spec's first transition (shifting token 0) does not exist in the
@@ -35,7 +42,6 @@ Invalid moves: give them -inf. All kernels treat -inf as the semiring zero.
 import numpy as np
 
 from libc.math cimport exp, log, INFINITY
-from libc.stdlib cimport malloc, free
 
 cdef double NEG = -INFINITY
 
