@@ -77,29 +77,47 @@ def window_class_scores(parser, doc: Doc) -> np.ndarray:
     """scores[s0, b0, class] for every window, shape (n+1, n+1, n_classes), index n = none
     (empty stack / empty buffer), exactly the scores the parser's model gives a state with
     that stack top and buffer front. Unseen classes get -inf."""
+    return window_class_scores_batch(parser, [doc])[0]
+
+
+def window_class_scores_batch(parser, docs: List[Doc]) -> list:
+    """window_class_scores of every doc (None for an empty doc), with one tok2vec call for
+    the batch (spec §7 step 2: the lower layer is computed once per token and slot, the
+    windows combine it by broadcasting, the upper layer is one matrix product per doc)."""
     _check_window_model(parser)
     model = parser.model
-    n = len(doc)
-    X = np.asarray(model.get_ref("tok2vec").predict([doc]), dtype=np.float32)
     lower = model.get_ref("lower")
     W = np.asarray(lower.get_param("W"))               # (nF, nO, nP, nI)
     b = np.asarray(lower.get_param("b"))               # (nO, nP)
     pad = np.asarray(lower.get_param("pad"))[0]        # (nF, nO, nP)
     nF, nO, nP, nI = W.shape
-    Y = (X @ W.reshape(nF * nO * nP, nI).T).reshape(n, nF, nO, nP)
-    Y = np.concatenate([Y, pad[None]], axis=0)         # row n: the padding (token id -1)
-    # hidden[s0, b0] = maxout(Y[b0, slot 0] + Y[s0, slot 1] + b)
-    H = (Y[None, :, 0] + Y[:, None, 1] + b).max(axis=-1)          # (N1, N1, nO)
+    upper = None
     if model.attrs.get("has_upper", True) and model.has_ref("upper"):
         upper = model.get_ref("upper")
-        S = H @ np.asarray(upper.get_param("W")).T + np.asarray(upper.get_param("b"))
-    else:
-        S = H
-    S = S.astype(np.float64)
+        UW = np.asarray(upper.get_param("W")).T
+        Ub = np.asarray(upper.get_param("b"))
     unseen = sorted(model.attrs.get("unseen_classes", ()))
-    if unseen:
-        S[..., unseen] = -np.inf
-    return S
+    nonempty = [d for d in docs if len(d)]
+    out = [None] * len(docs)
+    if not nonempty:
+        return out
+    X_all = np.asarray(model.get_ref("tok2vec").predict(nonempty), dtype=np.float32)
+    Y_all = (X_all @ W.reshape(nF * nO * nP, nI).T).reshape(-1, nF, nO, nP)
+    start = 0
+    for k, doc in enumerate(docs):
+        n = len(doc)
+        if not n:
+            continue
+        Y = np.concatenate([Y_all[start:start + n], pad[None]], axis=0)   # row n: padding
+        start += n
+        # hidden[s0, b0] = maxout(Y[b0, slot 0] + Y[s0, slot 1] + b)
+        H = (Y[None, :, 0] + Y[:, None, 1] + b).max(axis=-1)              # (N1, N1, nO)
+        S = (H @ UW + Ub) if upper is not None else H
+        S = S.astype(np.float64)
+        if unseen:
+            S[..., unseen] = -np.inf
+        out[k] = S
+    return out
 
 
 def _class_moves(parser):
@@ -120,10 +138,12 @@ def _log_softmax(S):
         return S - m - np.log(np.exp(S - m).sum(axis=-1, keepdims=True))
 
 
-def move_window_scores(parser, doc, semiring="max", normalize=True):
+def move_window_scores(parser, doc, semiring="max", normalize=True, S=None):
     """Per unlabelled move id: (N1, N1) scores over windows (s0, b0), labels eliminated
-    (spec §5.7: max or log-sum-exp), and per move the best class index per window."""
-    S = window_class_scores(parser, doc)
+    (spec §5.7: max or log-sum-exp), and per move the best class index per window.
+    S: the doc's window_class_scores if already computed."""
+    if S is None:
+        S = window_class_scores(parser, doc)
     if normalize:
         S = _log_softmax(S)
     class_move = _class_moves(parser)
@@ -166,11 +186,11 @@ def _kernels(system):
             "arc_standard": (tab.standard_viterbi, tab.standard_inside_outside)}[system]
 
 
-def exact_sequence(parser, doc, normalize=True):
+def exact_sequence(parser, doc, normalize=True, S=None):
     """(best score, [(move id, class index), ...]) of the best computation for `doc`."""
     system = parser.cfg.get("transition_system", "arc_hybrid")
     n = len(doc)
-    ms, best_class = move_window_scores(parser, doc, "max", normalize)
+    ms, best_class = move_window_scores(parser, doc, "max", normalize, S)
     viterbi, _ = _kernels(system)
     best, moves = viterbi(*_tables(system, ms, n))
     if moves is None:
@@ -194,26 +214,31 @@ def exact_sequence(parser, doc, normalize=True):
 SUPPORTED_SYSTEMS = ("arc_hybrid", "arc_eager", "arc_standard")
 
 
-def exact_states(parser, docs: List[Doc], normalize: bool = True):
-    """Final parser states of the exact best computations (what Parser.predict returns)."""
+def exact_states(parser, docs: List[Doc], normalize: bool = True, scores=None):
+    """Final parser states of the exact best computations (what Parser.predict returns).
+    scores: window_class_scores_batch(parser, docs) if already computed."""
+    if scores is None:
+        scores = window_class_scores_batch(parser, docs)
     states = parser.moves.init_batch(docs)
-    for doc, state in zip(docs, states):
+    for doc, state, S in zip(docs, states, scores):
         if len(doc):
-            _, seq = exact_sequence(parser, doc, normalize)
+            _, seq = exact_sequence(parser, doc, normalize, S)
             for _, clas in seq:
                 parser.moves._sim_apply(state, clas)
     return states
 
 
-def set_marginals(parser, docs: List[Doc], normalize: bool = True) -> None:
+def set_marginals(parser, docs: List[Doc], normalize: bool = True, scores=None) -> None:
     """doc._.dynoracle_arc_marginals for each doc: arc marginals of the window model's
     distribution over computations (the same tables as exact decoding, log semiring)."""
     system = parser.cfg.get("transition_system", "arc_hybrid")
     _, io = _kernels(system)
-    for doc in docs:
+    if scores is None or any(S is None and len(d) for S, d in zip(scores, docs)):
+        scores = window_class_scores_batch(parser, docs)
+    for doc, S in zip(docs, scores):
         if not len(doc):
             continue
-        ms, _ = move_window_scores(parser, doc, "log", normalize)
+        ms, _ = move_window_scores(parser, doc, "log", normalize, S)
         _, marg, _ = io(*_tables(system, ms, len(doc)), marginals=True)
         doc._.dynoracle_arc_marginals = marg
 
@@ -224,9 +249,10 @@ def exact_parse(parser, docs: List[Doc], marginals: bool = True,
     marginals=True, store arc marginals on each Doc. `normalize`: score moves by their
     log-softmax over all classes of the window (the sum is then the log-probability of the
     computation under the local model, spec §7), else by the raw scores."""
-    parser.set_annotations(docs, exact_states(parser, docs, normalize))
-    if marginals:
-        set_marginals(parser, docs, normalize)
+    scores = window_class_scores_batch(parser, docs)
+    parser.set_annotations(docs, exact_states(parser, docs, normalize, scores))
+    if marginals and not parser.cfg.get("arc_marginals"):     # else set_annotations did
+        set_marginals(parser, docs, normalize, scores)
     return docs
 
 

@@ -33,10 +33,13 @@ class DynOracleParser(DependencyParser):
         """decode="exact": the model's best computation by the tabulation
         (exact_decoding.py, docs/tabulation.md); otherwise spaCy's greedy/beam search."""
         if self.cfg.get("decode", "greedy") == "exact":
-            from .exact_decoding import exact_states
+            from .exact_decoding import exact_states, window_class_scores_batch
 
             docs = [docs] if isinstance(docs, Doc) else docs
-            return exact_states(self, docs)
+            scores = window_class_scores_batch(self, docs)
+            if self.cfg.get("arc_marginals"):       # reused by set_annotations
+                self._window_scores = {id(doc): S for doc, S in zip(docs, scores)}
+            return exact_states(self, docs, scores=scores)
         return super().predict(docs)
 
     def set_annotations(self, docs, states_or_beams):
@@ -44,7 +47,9 @@ class DynOracleParser(DependencyParser):
         if self.cfg.get("arc_marginals"):
             from .exact_decoding import set_marginals
 
-            set_marginals(self, [docs] if isinstance(docs, Doc) else docs)
+            docs = [docs] if isinstance(docs, Doc) else docs
+            cache = self.__dict__.pop("_window_scores", None) or {}
+            set_marginals(self, docs, scores=[cache.get(id(doc)) for doc in docs])
 
     def greedy_parse(self, docs, drop=0.0):
         """spaCy's C loop hard-codes StateC.set_context_tokens; models with their own
