@@ -241,6 +241,14 @@ cdef bint in_gold_region(const StateC* st, const Cfg* c, const SwapGoldC* o) noe
     return True
 
 
+cdef inline bint has_valid(int moves, const int* valid) noexcept nogil:
+    cdef int m
+    for m in range(5):
+        if moves & (1 << m) and valid[m]:
+            return True
+    return False
+
+
 cdef class SwapSystem(DynOracleSystem):
     """Swap: SHIFT, LEFT, RIGHT, ROOT, SWAP. Derives any (non-projective) forest; trains on
     the gold trees as they are (no lifting)."""
@@ -380,10 +388,15 @@ cdef class SwapSystem(DynOracleSystem):
             return
         cfg_from_state(&c, st, o)
         if self.mode == MODE_ND_ALL or self.mode == MODE_ND_SW:
-            # spec §6.2 / §10.2 C3: 0 in the oracle's set, 1 outside
+            # spec §6.2 / §10.2 C3: 0 in the oracle's set, 1 outside; where the set has no
+            # valid move (gold that conflicts with preset boundaries or the sentence rule,
+            # e.g. unknown heads), the dynamic cost instead
             s = nd_all(&c) if self.mode == MODE_ND_ALL else nd_sw(&c)
-            for m in range(5):
-                cost[m] = 0 if s & (1 << m) else 1
+            if has_valid(s, valid):
+                for m in range(5):
+                    cost[m] = 0 if s & (1 << m) else 1
+            else:
+                self.dynamic_costs(st, &c, o, valid, cost)
         elif self.mode == MODE_DYNAMIC:
             self.dynamic_costs(st, &c, o, valid, cost)
         cfg_free(&c)
@@ -424,9 +437,10 @@ cdef class SwapSystem(DynOracleSystem):
         if self.region_nd_all and in_gold_region(st, c, o) and eager_completes(c):
             # spec §10.2 C4: BN15's ND-ALL on the gold region (projective-order swaps only)
             k = nd_all(c)
-            for m in range(5):
-                cost[m] = 0 if k & (1 << m) else 1
-            return
+            if has_valid(k, valid):
+                for m in range(5):
+                    cost[m] = 0 if k & (1 << m) else 1
+                return
         if c.ns + c.nb <= self.exact_live and exact_costs(c, raw, self.exact_budget):
             for m in range(5):
                 ub[m] = raw[m]
