@@ -1,0 +1,76 @@
+"""Turn the JSON of the benchmark suite (../../benchmarks/*.py --json) into markdown tables.
+
+    python scripts/bench_report.py bench/ > bench/README.md   # parse_speed, train_step, oracle_time, memory .json
+"""
+import json
+import sys
+from pathlib import Path
+
+
+def load(folder, name):
+    path = Path(folder) / f"{name}.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def main():
+    folder = sys.argv[1] if len(sys.argv) > 1 else "bench"
+    out = []
+    d = load(folder, "parse_speed")
+    if d:
+        out += [f"## Parse speed ÷ spaCy's parser ({d['treebank']}, {d['words']} words, "
+                f"{d['reps']} interleaved repetitions, {d.get('clock', 'wall')} time)", "",
+                "| system | full pipeline words/s (median, min–max) | ratio | parser step words/s | ratio |",
+                "|---|--:|--:|--:|--:|"]
+        for name, r in d["results"].items():
+            cells = []
+            for key in ("full pipeline", "parser step"):
+                w = r[key]["words_per_s"]
+                lo, hi = r[key]["ratio_min_max"]
+                cells += [f"{w['median']:,.0f} ({w['min']:,.0f}–{w['max']:,.0f})",
+                          f"{r[key]['ratio']:.2f} ({lo:.2f}–{hi:.2f})"]
+            out.append(f"| {name} | " + " | ".join(cells) + " |")
+        out.append("")
+    d = load(folder, "train_step")
+    if d:
+        out += [f"## Training-update time ÷ the static oracle ({d['treebank']}, {d['updates']} updates, "
+                f"{d['words']} words, {d['reps']} interleaved repetitions, {d.get('clock', 'wall')} time, "
+                "exploration on)", "",
+                "| system | oracle | s / update (median, min–max) | ÷ static | ÷ spaCy's parser |",
+                "|---|---|--:|--:|--:|"]
+        for r in d["results"]:
+            s = r["seconds_per_update"]
+            st = "–" if r["ratio_to_static"] is None else f"{r['ratio_to_static']:.2f}"
+            out.append(f"| {r['system']} | {r['oracle']} | {s['median']:.3f} ({s['min']:.3f}–{s['max']:.3f}) "
+                       f"| {st} | {r['ratio_to_spacy']:.2f} |")
+        out.append("")
+    d = load(folder, "oracle_time")
+    if d:
+        out += [f"## Oracle time per state ({d['treebank']}, {d['sentences']} sentences, {d['words']} words, "
+                f"p_random={d['p_random']}), microseconds", "",
+                "| system | oracle | states | step_batch p50 | p99 | max | set_costs p50 | p99 | max | classes |",
+                "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|"]
+        for r in d["results"]:
+            if "error" in r:
+                out.append(f"| {r['system']} | {r['oracle']} | error: {r['error'][:80]} |||||||")
+                continue
+            a, b = r["step_batch"], r["set_costs"]
+            out.append(f"| {r['system']} | {r['oracle']} | {a['states']} | {a['p50_us']:.1f} | {a['p99_us']:.1f} "
+                       f"| {a['max_us']:.0f} | {b['p50_us']:.1f} | {b['p99_us']:.1f} | {b['max_us']:.0f} "
+                       f"| {r['n_classes']} |")
+        out.append("")
+    d = load(folder, "memory")
+    if d:
+        out += [f"## Peak memory, MiB RSS ({d['treebank']}, {d['updates']} updates, then the dev set parsed)", "",
+                "| system | initialized | after updates | after parse | oracle walk (tracemalloc peak) |",
+                "|---|--:|--:|--:|--:|"]
+        for r in d["results"]:
+            p = r["peak_rss_mb"]
+            ow = "–" if r["oracle_walk_peak_mb"] is None else f"{r['oracle_walk_peak_mb']:.2f}"
+            out.append(f"| {r['system']} | {p['initialized']:.0f} | {p['after_updates']:.0f} | "
+                       f"{p['after_parse']:.0f} | {ow} |")
+        out.append("")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
