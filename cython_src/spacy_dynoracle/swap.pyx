@@ -434,7 +434,8 @@ cdef class SwapSystem(DynOracleSystem):
         cdef int* pos
         for m in range(5):
             ub[m] = SW_INF
-        if self.region_nd_all and in_gold_region(st, c, o) and eager_completes(c):
+        region = in_gold_region(st, c, o) and eager_completes(c)
+        if self.region_nd_all and region:
             # spec §10.2 C4: BN15's ND-ALL on the gold region (projective-order swaps only)
             k = nd_all(c)
             if has_valid(k, valid):
@@ -483,7 +484,6 @@ cdef class SwapSystem(DynOracleSystem):
                     elif k == 2 and r < ub3[m]:
                         ub3[m] = r
             cfg_free(&t)
-            region = in_gold_region(st, c, o) and eager_completes(c)
             if region:
                 k = nd_all(c)
                 for m in range(5):
