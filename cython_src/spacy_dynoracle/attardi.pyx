@@ -247,6 +247,15 @@ cdef class Attardi(DynOracleSystem):
         finally:
             self.oracle_.exact = bool(self._exact_option)
 
+    def set_uncovered(self, policy):
+        """How gold trees the system cannot derive are trained (docs/systems/attardi.md):
+        "local" (default, exact), "exact" (spec §2.9 option 2, exact, slower) or "skip"
+        (spec §2.9 option 1: has_gold() is False for them, counted)."""
+        if policy not in UNCOVERED_POLICIES:
+            raise ValueError(f"attardi: uncovered must be one of {UNCOVERED_POLICIES}, got {policy!r}")
+        self.cfg["uncovered"] = policy
+        self.oracle_.uncovered_mode = 1 if policy == "local" else 0
+
     def oracle_stats(self):
         """How often each oracle path ran (states) and how gold documents were treated."""
         out = dict(self.oracle_.stats())
