@@ -256,7 +256,9 @@ cdef class SwapSystem(DynOracleSystem):
     move_types = (SHIFT, LEFT, RIGHT, ROOT, SWAP)
     arc_move_types = (LEFT, RIGHT)
     projective = False
-    oracles = tuple(MODES)
+    # "static" is accepted too, as an alias of "static-lazy" (not listed: the UD run
+    # matrix enumerates `oracles`)
+    oracles = ("dynamic", "static-eager", "static-lazy", "static-minimal", "nd-sw", "nd-all")
     dynamic_oracles = ("dynamic",)
     nonprojective_oracles = tuple(MODES)
     bruteforce_arc_monotone = True   # heads never change; moves depend on stack/buffer only
@@ -282,6 +284,8 @@ cdef class SwapSystem(DynOracleSystem):
         self.region_nd_all = self.cfg.get("region_nd_all", True)
 
     def set_oracle(self, oracle):
+        if oracle == "static":
+            oracle = "static-lazy"
         DynOracleSystem.set_oracle(self, oracle)
         self.mode = MODES[oracle]
         # static oracles give one move per state through static_move
