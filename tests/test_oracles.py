@@ -38,6 +38,11 @@ STATIC_CASES = [
     ("arc_eager", "arc_eager", {}, ("projective", "multi-projective")),
     ("attardi2", "attardi", {"degree": 2}, ("projective", "multi-projective", "covered")),
     ("attardi3", "attardi", {"degree": 3}, ("projective", "multi-projective", "covered")),
+    # swap (issue 6): BN15's static oracles derive every tree; swap counts, MINIMAL's
+    # minimality, ND-ALL and the dynamic cost's agreement rates: tests/test_swap.py
+    ("swap-eager", "swap", {"oracle": "static-eager"}, ("projective", "nonprojective", "multi")),
+    ("swap-lazy", "swap", {"oracle": "static-lazy"}, ("projective", "nonprojective", "multi")),
+    ("swap-minimal", "swap", {"oracle": "static-minimal"}, ("projective", "nonprojective", "multi")),
 ]
 # name, system, options of an inexact oracle (exact on projective gold only), compared with
 # the brute force on non-projective gold: disagreement rates are printed (-s)
