@@ -185,7 +185,7 @@ cdef class Attardi(DynOracleSystem):
     projective = False
     bruteforce_arc_monotone = True    # heads never change; moves depend on stack/buffer only
     options = {"degree": 2, "uncovered": "local", "exact_costs": None, "prune": True,
-               "budget": 3000000, "max_rho": 400}
+               "budget": 200000, "max_rho": 400}
 
     cdef public AttardiOracle oracle_
     cdef int D
@@ -206,7 +206,7 @@ cdef class Attardi(DynOracleSystem):
                                      prune=bool(options.get("prune", True)),
                                      exact=bool(options.get("exact_costs")),
                                      uncovered_mode=1 if unc == "local" else 0,
-                                     budget=int(options.get("budget", 3000000)),
+                                     budget=int(options.get("budget", 200000)),
                                      max_m=int(options.get("max_rho", 400)))
         # exact_costs: None (default) = exact values for the Simulator, the exact zero-cost
         # set with lower bounds elsewhere in training (spec §2.7); True/False force one.

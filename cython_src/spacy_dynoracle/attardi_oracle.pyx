@@ -217,7 +217,7 @@ cdef class AttardiOracle:
     """Workspace and counters of the oracle for one degree. Not thread-safe (one per system)."""
 
     def __init__(self, int D=2, bint root_ra1=True, bint prune=True, bint exact=True,
-                 int uncovered_mode=1, long budget=3000000, int max_m=400):
+                 int uncovered_mode=1, long budget=200000, int max_m=400):
         if not 1 <= D <= ORC_MAX_D:
             raise ValueError(f"degree must be between 1 and {ORC_MAX_D}, got {D}")
         self.D = D
@@ -691,7 +691,7 @@ cdef class AttardiOracle:
         cdef int U[ORC_MAX_T]
         cdef int DL[ORC_MAX_T]
         cdef int pending_t[ORC_MAX_T]
-        cdef int n_pending = 0, best_known = ORC_INF, cap, q, r
+        cdef int n_pending = 0, best_known = ORC_INF, cap, q, r, c_try
         for t in range(T):
             L[t] = ORC_INF
             if not want[t]:
@@ -731,7 +731,16 @@ cdef class AttardiOracle:
                 path = PATH_TABLE if g.covered else (PATH_LOCAL if self.uncovered_mode == 1
                                                      else PATH_FULL)
             self.apply(t, stack, ls, b, self._st2.data(), &ls2, &b2, &h, &d)
-            F2 = self.future_loss(g, self._st2.data(), ls2, b2, cap)
+            # iterative deepening on the cap (F >= 1 here): small caps keep the table tiny,
+            # and most losses are small; the last try uses the full cap
+            c_try = 1 if clean else cap
+            while True:
+                if c_try > cap:
+                    c_try = cap
+                F2 = self.future_loss(g, self._st2.data(), ls2, b2, c_try)
+                if F2 == ORC_GUARD or F2 < ORC_INF or c_try >= cap:
+                    break
+                c_try *= 2
             if F2 == ORC_GUARD:
                 # documented fallback: no preference between the valid moves
                 for t in range(T):
