@@ -1,6 +1,6 @@
 """Turn the JSON of the benchmark suite (../../benchmarks/*.py --json) into markdown tables.
 
-    python scripts/bench_report.py bench/ > bench/README.md   # parse_speed, train_step, oracle_time, memory .json
+    python scripts/bench_report.py bench --out bench/README.md   # parse_speed, train_step, oracle_time, memory .json
 """
 import json
 import sys
@@ -13,7 +13,13 @@ def load(folder, name):
 
 
 def main():
-    folder = sys.argv[1] if len(sys.argv) > 1 else "bench"
+    args = sys.argv[1:]
+    target = None
+    if "--out" in args:
+        i = args.index("--out")
+        target = Path(args[i + 1])
+        del args[i:i + 2]
+    folder = args[0] if args else "bench"
     out = []
     d = load(folder, "parse_speed")
     if d:
@@ -69,7 +75,11 @@ def main():
             out.append(f"| {r['system']} | {p['initialized']:.0f} | {p['after_updates']:.0f} | "
                        f"{p['after_parse']:.0f} | {ow} |")
         out.append("")
-    print("\n".join(out))
+    text = "# Benchmarks\n\n" + "\n".join(out)
+    if target:
+        target.write_text(text)
+    else:
+        print(text)
 
 
 if __name__ == "__main__":
