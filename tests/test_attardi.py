@@ -318,3 +318,54 @@ def test_attardi_round_trip_and_presets():
         for a, b in zip(bounds, bounds[1:]):
             assert len([i for i in range(a, b) if doc[i].head.i == i]) == 1
             assert all(a <= doc[i].head.i < b for i in range(a, b))
+
+
+def _succ(stack, b, t):
+    """Node-level successor of (stack, b) by oracle transition t (0 sh, 2k-1 la_k, 2k ra_k)."""
+    if t == 0:
+        return stack + [b], b + 1
+    k = (t + 1) // 2
+    if t % 2:
+        return stack[:len(stack) - 1 - k] + stack[len(stack) - k:], b
+    return stack[:-1], b
+
+
+def _legal(stack, b, n, D):
+    out = [0] if b <= n else []
+    for k in range(1, D + 1):
+        if len(stack) >= k + 2:
+            out += [2 * k - 1, 2 * k]
+        elif k == 1 and len(stack) == 2:
+            out.append(2)                    # ROOT
+    return out
+
+
+@pytest.mark.parametrize("D", [2, 3])
+def test_training_mode_with_cache_matches_exact_zero_sets(D):
+    """Training mode (exact=False) keeps per-gold the exact F of the last state's successors
+    and uses it as the minimum of the next state: along long walks (Hungarian-like lengths,
+    mistakes), its zero-cost sets equal the exact oracle's (itself brute-force checked)."""
+    rng = random.Random(21)
+    train = oracle(D, exact=False, budget=10 ** 7)
+    exact = oracle(D, exact=True, budget=10 ** 7)
+    used_cache = 0
+    for _ in range(40):
+        n = rng.randint(5, 14)
+        heads = random_forest(n, rng, rng.choice(["projective", "nonprojective", "multi"]))
+        g_train = orc.OracleGold(heads, D, True)
+        g_exact = orc.OracleGold(heads, D, True)
+        stack, b = [0], 1
+        while not (stack == [0] and b > n):
+            want = _legal(stack, b, n, D)
+            c_ex = exact.py_costs(g_exact, stack, b, want=set(want))
+            before = train.stats()["searches"]
+            c_tr = train.py_costs(g_train, stack, b, want=set(want))
+            zero_ex = {t for t, c in c_ex.items() if c == 0}
+            if "guard" in (exact.last_path_name, train.last_path_name):
+                break
+            assert {t for t, c in c_tr.items() if c == 0} == zero_ex, (heads, stack, b)
+            assert all(c_tr[t] <= c_ex[t] for t in want)
+            used_cache += train.stats()["searches"] > before
+            t = rng.choice(sorted(zero_ex)) if rng.random() < 0.8 else rng.choice(want)
+            stack, b = _succ(stack, b, t)
+    assert used_cache > 0

@@ -40,10 +40,14 @@ cdef struct AttGold:
     int n_post
     int* lcov               # lcov[x] = 1 if the gold subtree of x is derivable on its own
                             #   (its yield contiguous and covered); used by PATH_LOCAL
+    uint64_t* cache_key     # training mode: exact F of the successors of the last state
+    int* cache_val          #   (signature of (stack, b) -> F), ORC_MAX_T slots
+    int cache_n
 
 
 cdef class OracleGold:
-    cdef vector[int] _head, _kid_start, _kids, _post, _lcov
+    cdef vector[int] _head, _kid_start, _kids, _post, _lcov, _cache_val
+    cdef vector[uint64_t] _cache_key
     cdef AttGold c
     cdef void build(self, const int32_t* heads, int n_tokens, int D, bint root_ra1) noexcept nogil
 
@@ -92,6 +96,8 @@ cdef class AttardiOracle:
     cdef int costs(self, const AttGold* g, const int* stack, int ls, int b, const int* want,
                    int* out) noexcept nogil
     cdef void _tally(self, long combos) noexcept nogil
+    cdef void _store_cache(self, AttGold* g, const int* stack, int ls, int b, const int* want,
+                           const int* EF) noexcept nogil
     cdef void _add(self, const int* sa, const int* G, int D, int v) noexcept nogil
     cdef void _hclear(self) noexcept nogil
     cdef void _hput(self, uint64_t key, int v) noexcept nogil

@@ -107,6 +107,11 @@ cdef class OracleGold:
         self.c.post = self._post.data()
         self.c.n_post = self._post.size()
         self.c.lcov = self._lcov.data()
+        self._cache_key.assign(ORC_MAX_T, 0)
+        self._cache_val.assign(ORC_MAX_T, 0)
+        self.c.cache_key = self._cache_key.data()
+        self.c.cache_val = self._cache_val.data()
+        self.c.cache_n = 0
         if self.c.n_post != n + 1:       # a cycle or unknown heads: no tree under node 0
             if self.c.n_unknown == 0:
                 self.c.n_unknown = n + 1 - self.c.n_post
@@ -198,6 +203,14 @@ cdef int local_covered(const AttGold* g, int r, int D, bint root_ra1) noexcept n
             b += 1
             continue
         return 0
+
+
+cdef inline uint64_t state_sig(const int* stack, int ls, int b) noexcept nogil:
+    cdef uint64_t h = <uint64_t>1469598103934665603
+    for i in range(ls):
+        h = (h ^ <uint64_t>(stack[i] + 1)) * <uint64_t>1099511628211
+    h = (h ^ <uint64_t>(b + 7919)) * <uint64_t>1099511628211
+    return (h ^ <uint64_t>ls) * <uint64_t>1099511628211
 
 
 cdef inline uint64_t pack(const int* s, int cnt) noexcept nogil:
@@ -500,6 +513,20 @@ cdef class AttardiOracle:
                 return self._vals[p]
         return ORC_INF
 
+    cdef void _store_cache(self, AttGold* g, const int* stack, int ls, int b, const int* want,
+                           const int* EF) noexcept nogil:
+        cdef int t, ls2, b2, h, d
+        g.cache_n = 0
+        if g.cache_key == NULL:
+            return
+        self._st.resize(ls + 2)
+        for t in range(2 * self.D + 1):
+            if want[t] and EF[t] >= 0:
+                self.apply(t, stack, ls, b, self._st.data(), &ls2, &b2, &h, &d)
+                g.cache_key[g.cache_n] = state_sig(self._st.data(), ls2, b2)
+                g.cache_val[g.cache_n] = EF[t]
+                g.cache_n += 1
+
     cdef void _tally(self, long combos) noexcept nogil:
         self.n_combos += combos
         if combos > self.max_combos:
@@ -684,6 +711,60 @@ cdef class AttardiOracle:
         cdef bint clean = g.n_unknown == 0
         cdef bint fz = clean and self.zero_future(g, stack, ls, b)
         self._left_budget = self.budget      # the guard's budget is per state, all searches
+        cdef AttGold* gm = <AttGold*>g
+        cdef uint64_t sig = state_sig(stack, ls, b)
+        cdef int Fc = -1
+        cdef int EF[ORC_MAX_T]
+        cdef bint ok
+        for t in range(T):
+            EF[t] = -1
+        # [ext] training mode: when this state is a successor whose F the previous state's
+        # search found exactly (the move followed was optimal, or its loss was found), the
+        # minimum over successors is known (F(c) = min δ + F(τ(c))): each successor is zero-
+        # cost iff F(τ(c)) <= F(c) - δ, one search with that tight cap.
+        if not self.exact and clean and not fz:
+            for i in range(g.cache_n):
+                if g.cache_key[i] == sig:
+                    Fc = g.cache_val[i]
+        if Fc >= 1:
+            self._st2.resize(ls + 2)
+            ok = True
+            best = ORC_INF
+            for t in range(T):
+                L[t] = ORC_INF
+                if not want[t]:
+                    continue
+                self.apply(t, stack, ls, b, self._st2.data(), &ls2, &b2, &h, &d)
+                dl = delta_arc(g, h, d) if d >= 0 else 0
+                if self.zero_future(g, self._st2.data(), ls2, b2):
+                    L[t] = dl
+                    EF[t] = 0
+                elif Fc - dl < 1:
+                    L[t] = Fc + 1
+                else:
+                    F2 = self.future_loss(g, self._st2.data(), ls2, b2, Fc - dl)
+                    if F2 == ORC_GUARD:
+                        ok = False
+                        break
+                    if F2 < ORC_INF:
+                        L[t] = dl + F2
+                        EF[t] = F2
+                    else:
+                        L[t] = Fc + 1
+                if L[t] < best:
+                    best = L[t]
+            if ok and best == Fc:
+                self._store_cache(gm, stack, ls, b, want, EF)
+                for t in range(T):
+                    out[t] = L[t] - best if want[t] else 0
+                path = PATH_TABLE if g.covered else (PATH_LOCAL if self.uncovered_mode == 1
+                                                     else PATH_FULL)
+                self.counts[path] += 1
+                self.last_path = path
+                return path
+            for t in range(T):
+                EF[t] = -1
+            self._left_budget = self.budget
         self._st2.resize(ls + 2)
         path = PATH_FAST
         if not clean:
@@ -701,6 +782,7 @@ cdef class AttardiOracle:
             DL[t] = dl
             if clean and self.zero_future(g, self._st2.data(), ls2, b2):
                 L[t] = dl
+                EF[t] = 0
                 if dl < best_known:
                     best_known = dl
                 continue
@@ -752,6 +834,7 @@ cdef class AttardiOracle:
                 L[t] = DL[t] + cap + 1   # only in training mode: F > cap, a lower bound
             else:
                 L[t] = DL[t] + F2
+                EF[t] = F2
             if L[t] < best_known:
                 best_known = L[t]
         best = ORC_INF
@@ -760,6 +843,8 @@ cdef class AttardiOracle:
                 best = L[t]
         for t in range(T):
             out[t] = L[t] - best if want[t] else 0
+        if not self.exact and clean:
+            self._store_cache(gm, stack, ls, b, want, EF)
         self.counts[path] += 1
         self.last_path = path
         return path
