@@ -144,7 +144,9 @@ def move_window_scores(parser, doc, semiring="max", normalize=True, S=None):
     S: the doc's window_class_scores if already computed."""
     if S is None:
         S = window_class_scores(parser, doc)
-    if normalize:
+    if normalize not in (True, False, "all", "valid", "none"):
+        raise ValueError(f"normalize must be 'all', 'valid' or 'none', not {normalize!r}")
+    if normalize in (True, "all"):
         S = _log_softmax(S)
     class_move = _class_moves(parser)
     out, best_class = {}, {}
@@ -159,7 +161,46 @@ def move_window_scores(parser, doc, semiring="max", normalize=True, S=None):
             mx = np.where(np.isfinite(mx), mx, 0.0)
             with np.errstate(divide="ignore"):
                 out[int(m)] = (mx + np.log(np.exp(sub - mx).sum(axis=-1, keepdims=True)))[..., 0]
+    if normalize == "valid":          # the per-move mass, for normalising over valid moves
+        out["mass"] = {int(m): _lse(S[..., np.flatnonzero(class_move == m)])
+                       for m in np.unique(class_move)}
     return out, best_class
+
+
+def _lse(a, axis=-1):
+    m = a.max(axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    with np.errstate(divide="ignore"):
+        return (m + np.log(np.exp(a - m).sum(axis=axis, keepdims=True)))[..., 0]
+
+
+def _valid_normalised_hybrid(ms, n):
+    """arc_hybrid tables of log p(move | state) with the softmax over the state's *valid*
+    classes, as greedy decoding sees them (spec §5.6). The valid set depends on whether s1
+    exists (RIGHT vs ROOT) and b0 exists (SHIFT, LEFT), so the shift table needs s1: the
+    context chart (spec §5.4 row 2, O(n^4)); left gets its s1 axis (none vs a word)."""
+    SHIFT, LEFT, RIGHT, ROOT = 0, 1, 2, 3
+    N1 = n + 1
+    neg2 = np.full((N1, N1), -np.inf)
+    mass = ms["mass"]
+    get = lambda d, m: d.get(m, neg2)
+    has_b0 = np.ones((N1, N1), dtype=bool)
+    has_b0[:, n] = False
+    sh_m = np.where(has_b0, get(mass, SHIFT), -np.inf)
+    le_m = np.where(has_b0, get(mass, LEFT), -np.inf)
+    Z_root = _lse(np.stack([sh_m, le_m, get(mass, ROOT)], -1))    # s0 alone on the stack
+    Z_right = _lse(np.stack([sh_m, le_m, get(mass, RIGHT)], -1))  # s1 a word
+    Z_empty = sh_m                                                   # empty stack: SHIFT only
+    shift = np.empty((N1, N1, N1))
+    shift[:] = (get(ms, SHIFT) - Z_right)[None]
+    shift[n] = get(ms, SHIFT) - Z_root
+    shift[n, n] = get(ms, SHIFT)[n] - Z_empty[n]
+    left = np.empty((N1, N1, N1))
+    left[:] = (get(ms, LEFT) - Z_right)[None]
+    left[n] = get(ms, LEFT) - Z_root
+    with np.errstate(invalid="ignore"):
+        out = [shift, left, get(ms, RIGHT) - Z_right, get(ms, ROOT) - Z_root]
+    return [np.where(np.isnan(t), -np.inf, t) for t in out]
 
 
 def _tables(system, ms, n):
@@ -168,6 +209,10 @@ def _tables(system, ms, n):
     neg2 = np.full((N1, N1), -np.inf)
     SHIFT, LEFT, RIGHT, ROOT, REDUCE = 0, 1, 2, 3, 9
     g = lambda m: ms.get(m, neg2)
+    if "mass" in ms:
+        if system != "arc_hybrid":
+            raise ValueError("normalize='valid' is implemented for arc_hybrid only")
+        return _valid_normalised_hybrid(ms, n)
     # (s0, b0) tables everywhere: the kernels read a missing s1 / flag axis with stride 0
     if system in ("arc_hybrid", "arc_standard"):
         return [g(SHIFT), g(LEFT), g(RIGHT), g(ROOT)]
@@ -246,9 +291,11 @@ def set_marginals(parser, docs: List[Doc], normalize: bool = True, scores=None) 
 def exact_parse(parser, docs: List[Doc], marginals: bool = True,
                 normalize: bool = True) -> List[Doc]:
     """Parse docs with the exact best computation of the parser's window model and, with
-    marginals=True, store arc marginals on each Doc. `normalize`: score moves by their
-    log-softmax over all classes of the window (the sum is then the log-probability of the
-    computation under the local model, spec §7), else by the raw scores."""
+    marginals=True, store arc marginals on each Doc. `normalize`: "all" (= True) scores
+    moves by their log-softmax over all classes of the window; "valid" by the log-softmax
+    over the state's valid classes, i.e. the greedy model's own probabilities (the sum is
+    the log-probability of the computation under the local model, spec §5.6, §7;
+    arc_hybrid only, context chart, O(n^4)); "none" (= False) by the raw scores."""
     scores = window_class_scores_batch(parser, docs)
     parser.set_annotations(docs, exact_states(parser, docs, normalize, scores))
     if marginals and not parser.cfg.get("arc_marginals"):     # else set_annotations did

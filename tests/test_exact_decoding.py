@@ -17,7 +17,7 @@ TOK2VEC = {"@architectures": "spacy.HashEmbedCNN.v2", "pretrained_vectors": None
            "subword_features": True}
 
 
-def make_parser(system, seed=0):
+def make_parser(system, seed=0, scale=1.0):
     nlp = spacy.blank("xx")
     model = {"@architectures": "spacy_dynoracle.WindowParserModel.v1", "tok2vec": TOK2VEC,
              "hidden_width": 16, "maxout_pieces": 2}
@@ -29,7 +29,7 @@ def make_parser(system, seed=0):
     for name in ("lower", "upper"):
         layer = parser.model.get_ref(name)
         for p in ("W", "b"):
-            layer.set_param(p, rng.normal(size=layer.get_param(p).shape).astype("f"))
+            layer.set_param(p, (scale * rng.normal(size=layer.get_param(p).shape)).astype("f"))
     return nlp, parser, examples
 
 
@@ -204,3 +204,39 @@ def test_uncertain_arcs_rendering():
     assert "?0." in svg or "?1." in svg
     with pytest.raises(ValueError, match="marginals"):
         ed.uncertain_arcs_displacy(Doc(nlp.vocab, words=["a"]))
+
+
+def test_valid_normalised_exact_decoding_is_the_greedy_models_best():
+    """normalize='valid': the score of a computation is the sum of the greedy model's own
+    log-probabilities (softmax over the valid classes of each state); the exact sequence
+    replays to the DP score and is at least as probable as the greedy one."""
+    nlp, parser, examples = make_parser("arc_hybrid", seed=5, scale=0.3)   # soft softmaxes
+    class_move = ed._class_moves(parser)
+
+    def logp_sequence(doc, classes):
+        S = ed.window_class_scores(parser, doc)
+        n = len(doc)
+        state = parser.moves.init_batch([doc])[0]
+        total = 0.0
+        for c in classes:
+            s0 = state.S(0) if state.stack_depth() > 0 else n
+            b0 = state.B(0) if state.buffer_length() > 0 else n
+            valid = set(parser.moves._sim_moves(state))
+            sc = np.where([m in valid for m in class_move], S[s0, b0], -np.inf)
+            total += sc[c] - np.log(np.exp(sc - sc.max()).sum()) - sc.max()
+            parser.moves._sim_apply(state, c)
+        return total
+
+    better = 0
+    for eg in examples:
+        doc = Doc(nlp.vocab, words=[t.text for t in eg.reference])
+        best, seq = ed.exact_sequence(parser, doc, normalize="valid")
+        assert math.isclose(logp_sequence(doc, [c for _, c in seq]), best, rel_tol=1e-6, abs_tol=1e-6)
+        greedy = logp_sequence(doc, greedy_classes(parser, doc))
+        assert greedy <= best + 1e-6
+        better += greedy < best - 1e-6
+    assert better > 0
+    docs = [Doc(nlp.vocab, words=[t.text for t in eg.reference]) for eg in examples[:3]]
+    ed.exact_parse(parser, docs, normalize="valid")
+    for doc in docs:
+        assert np.allclose(doc._.dynoracle_arc_marginals.sum(axis=1), 1.0)
