@@ -240,3 +240,32 @@ def test_valid_normalised_exact_decoding_is_the_greedy_models_best():
     ed.exact_parse(parser, docs, normalize="valid")
     for doc in docs:
         assert np.allclose(doc._.dynoracle_arc_marginals.sum(axis=1), 1.0)
+
+
+def test_window_model_trains_with_the_dynamic_oracle():
+    """The window model is an ordinary parser model: spaCy's update with the dynamic
+    oracle and exploration lowers its loss, and both decoders parse with it."""
+    import random
+
+    nlp = spacy.blank("xx")
+    model = {"@architectures": "spacy_dynoracle.WindowParserModel.v1", "tok2vec": TOK2VEC,
+             "hidden_width": 32, "maxout_pieces": 2}
+    parser = nlp.add_pipe("dynoracle_parser", config={
+        "model": model, "min_action_freq": 1, "explore_after_epochs": 1, "explore_prob": 0.5})
+    examples = make_examples(nlp.vocab, 24, seed=7)
+    random.seed(0)
+    spacy.util.fix_random_seed(0)
+    nlp.initialize(lambda: examples)
+    history = []
+    for epoch in range(6):
+        parser.epoch = epoch
+        losses = {}
+        for i in range(0, len(examples), 8):
+            nlp.update(examples[i:i + 8], losses=losses, drop=0.0)
+        history.append(losses["dynoracle_parser"])
+    assert history[-1] < 0.7 * history[0], history
+    words = [t.text for t in examples[0].reference]
+    greedy = nlp(Doc(nlp.vocab, words=words))
+    parser.cfg["decode"] = "exact"
+    exact = nlp(Doc(nlp.vocab, words=words))
+    assert len(greedy) == len(exact) and all(0 <= t.head.i < len(exact) for t in exact)
