@@ -177,5 +177,6 @@ class Simulator:
                 for i, (h, lab) in enumerate(zip(gold_heads, gold_labels))
             ]
         gold = self._gold_class(list(gold_heads), label_ids)
+        self.moves.attach_oracle(gold)  # per-document oracle data, exactly as init_gold
         self._gold_cache = (key, gold)
         return gold

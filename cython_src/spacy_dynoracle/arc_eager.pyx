@@ -325,21 +325,9 @@ cdef class ArcEager(DynOracleSystem):
         return t
 
     # ---- gold ----------------------------------------------------------------------
-    def init_gold(self, StateClass state, example):
-        gold = DynOracleSystem.init_gold(self, state, example)
+    def attach_oracle(self, DynGold gold):
         if not self.use_static and not self.use_gn:
             attach_np_table(gold)
-        return gold
-
-    def _sim_costs(self, StateClass state, DynGold gold):
-        if not self.use_static and not self.use_gn:
-            attach_np_table(gold)
-        return DynOracleSystem._sim_costs(self, state, gold)
-
-    def _sim_class_costs(self, StateClass state, DynGold gold):
-        if not self.use_static and not self.use_gn:
-            attach_np_table(gold)
-        return DynOracleSystem._sim_class_costs(self, state, gold)
 
     # ---- hooks -----------------------------------------------------------------------
     cdef void move_validity(self, const StateC* st, int* valid) noexcept nogil:

@@ -203,21 +203,9 @@ cdef class ArcHybrid(DynOracleSystem):
         DynOracleSystem.set_oracle(self, oracle)
         self.use_dp = oracle == "dynamic"
 
-    def init_gold(self, StateClass state, example):
-        gold = DynOracleSystem.init_gold(self, state, example)
+    def attach_oracle(self, DynGold gold):
         if self.use_dp:
             attach_np_table(gold)
-        return gold
-
-    def _sim_costs(self, StateClass state, DynGold gold):
-        if self.use_dp:
-            attach_np_table(gold)
-        return DynOracleSystem._sim_costs(self, state, gold)
-
-    def _sim_class_costs(self, StateClass state, DynGold gold):
-        if self.use_dp:
-            attach_np_table(gold)
-        return DynOracleSystem._sim_class_costs(self, state, gold)
 
     cdef Transition init_transition(self, int clas, int move, attr_t label) except *:
         cdef Transition t

@@ -243,7 +243,15 @@ cdef class DynOracleSystem(TransitionSystem):
                 label_ids.append(None)
             else:
                 label_ids.append(strings.add(lab if lab in known else BACKOFF_LABEL))
-        return DynGold(heads, label_ids)
+        gold = DynGold(heads, label_ids)
+        self.attach_oracle(gold)
+        return gold
+
+    def attach_oracle(self, DynGold gold):
+        """Hang per-document oracle data (tables built once per Doc) on a new gold, via
+        `gold.c.extra` / `gold.extra_obj`. Called by init_gold and by the Simulator, so both
+        reach move_costs with the same data. Default: nothing to attach."""
+        pass
 
     def init_gold_batch(self, examples):
         all_states = self.init_batch([eg.predicted for eg in examples])
