@@ -185,7 +185,7 @@ cdef class Attardi(DynOracleSystem):
     projective = False
     bruteforce_arc_monotone = True    # heads never change; moves depend on stack/buffer only
     options = {"degree": 2, "uncovered": "local", "exact_costs": None, "prune": True,
-               "budget": 200000, "max_rho": 400}
+               "budget": 200000, "max_rho": 400, "max_ms": 30.0}
 
     cdef public AttardiOracle oracle_
     cdef int D
@@ -207,7 +207,8 @@ cdef class Attardi(DynOracleSystem):
                                      exact=bool(options.get("exact_costs")),
                                      uncovered_mode=1 if unc == "local" else 0,
                                      budget=int(options.get("budget", 200000)),
-                                     max_m=int(options.get("max_rho", 400)))
+                                     max_m=int(options.get("max_rho", 400)),
+                                     max_ms=float(options.get("max_ms", 30.0)))
         # exact_costs: None (default) = exact values for the Simulator, the exact zero-cost
         # set with lower bounds elsewhere in training (spec §2.7); True/False force one.
         self._exact_option = options.get("exact_costs")

@@ -60,6 +60,8 @@ cdef class AttardiOracle:
     cdef public int uncovered_mode  # 0: full search (§2.9 opt. 2); 1: local reduction
     cdef public long budget         # guard: max combinations per search
     cdef public int max_m           # guard: max |rho| per search
+    cdef public double max_ms       # guard: max wall time per state (milliseconds)
+    cdef double _t_end
     cdef public int last_path
     cdef long[N_PATHS] counts
     cdef public long n_searches

@@ -25,6 +25,13 @@ from libcpp.vector cimport vector
 from libcpp.utility cimport pair
 from libcpp.algorithm cimport sort
 from cython.operator cimport dereference as deref
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+
+cdef inline double now_ms() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6
 
 DEF B = 12                  # bits per symbol in a packed item key
 DEF SYM_MASK = 4095
@@ -230,7 +237,8 @@ cdef class AttardiOracle:
     """Workspace and counters of the oracle for one degree. Not thread-safe (one per system)."""
 
     def __init__(self, int D=2, bint root_ra1=True, bint prune=True, bint exact=True,
-                 int uncovered_mode=1, long budget=200000, int max_m=400):
+                 int uncovered_mode=1, long budget=200000, int max_m=400,
+                 double max_ms=30.0):
         if not 1 <= D <= ORC_MAX_D:
             raise ValueError(f"degree must be between 1 and {ORC_MAX_D}, got {D}")
         self.D = D
@@ -240,6 +248,8 @@ cdef class AttardiOracle:
         self.uncovered_mode = uncovered_mode
         self.budget = budget
         self.max_m = max_m
+        self.max_ms = max_ms
+        self._t_end = 0
         self.last_path = -1
         self._hgen = 0
         self._hmask = 0
@@ -487,7 +497,7 @@ cdef class AttardiOracle:
                                     if not (prune and i >= l and dl and hs - 1 >= l
                                             and g.head[dp] >= self._b_cur):
                                         self._add(sa, S, D, v + dl)
-                    if combos > self._left_budget:
+                    if combos > self._left_budget or (self.max_ms > 0 and now_ms() > self._t_end):
                         self._tally(combos)
                         return ORC_GUARD
                     k += 1
@@ -711,6 +721,7 @@ cdef class AttardiOracle:
         cdef bint clean = g.n_unknown == 0
         cdef bint fz = clean and self.zero_future(g, stack, ls, b)
         self._left_budget = self.budget      # the guard's budget is per state, all searches
+        self._t_end = now_ms() + self.max_ms
         cdef AttGold* gm = <AttGold*>g
         cdef uint64_t sig = state_sig(stack, ls, b)
         cdef int Fc = -1
@@ -866,6 +877,8 @@ cdef class AttardiOracle:
         cdef vector[int] st
         for x in stack:
             st.push_back(x)
+        self._left_budget = self.budget
+        self._t_end = now_ms() + self.max_ms
         return self.future_loss(&gold.c, st.data(), st.size(), b, ORC_INF)
 
     def py_zero_future(self, OracleGold gold, stack, int b):
