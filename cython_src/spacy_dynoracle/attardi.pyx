@@ -393,8 +393,9 @@ cdef class Attardi(DynOracleSystem):
     def _oracle_gold(self, heads):
         return OracleGold([(-1 if h is None else h) for h in heads], self.D, True)
 
-    def init_gold(self, StateClass state, example):
-        cdef DynGold gold = DynOracleSystem.init_gold(self, state, example)
+    def attach_oracle(self, DynGold gold):
+        """The node-level gold of the oracle (children, post-order, coverage, local coverage),
+        built once per document, by init_gold and by the Simulator (gold.c.extra)."""
         cdef OracleGold og = OracleGold()
         og.build(gold.c.heads, gold.c.length, self.D, True)
         gold.extra_obj = og
@@ -405,7 +406,6 @@ cdef class Attardi(DynOracleSystem):
             self.doc_counts["covered"] += 1
         else:
             self.doc_counts["uncovered"] += 1
-        return gold
 
     def has_gold(self, eg, start=0, end=None):
         if not DynOracleSystem.has_gold(self, eg, start, end):
