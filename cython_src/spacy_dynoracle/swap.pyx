@@ -523,42 +523,11 @@ cdef class SwapSystem(DynOracleSystem):
             cost[m] = ub[m] - lo if valid[m] else 0
 
     # ---- gold ------------------------------------------------------------------------
-    def init_gold(self, StateClass state, example):
-        cdef DynGold gold = DynOracleSystem.init_gold(self, state, example)
-        self.attach_oracle(gold)
-        return gold
-
     def attach_oracle(self, DynGold gold):
-        """Build the per-document oracle data (spec §2; MINIMAL only when used) and hang
-        it on the DynGold (GoldC.extra, owned by extra_obj)."""
-        cdef SwapOracleData data = SwapOracleData(
-            gold.heads, budget=self.cfg.get("minimal_budget", 200000),
-            minimal=self.mode == MODE_MINIMAL)
-        gold.extra_obj = data
-        gold.c.extra = <void*>&data.c
-        return data
-
-    cdef int set_costs(self, int* is_valid, weight_t* costs,
-                       const StateC* state, gold) except -1:
-        cdef DynGold g = gold
-        if g.c.extra == NULL:
-            self.attach_oracle(g)
-        return DynOracleSystem.set_costs(self, is_valid, costs, state, gold)
-
-    def _sim_costs(self, StateClass state, DynGold gold):
-        if gold.c.extra == NULL:
-            self.attach_oracle(gold)
-        return DynOracleSystem._sim_costs(self, state, gold)
-
-    def _sim_class_costs(self, StateClass state, DynGold gold):
-        if gold.c.extra == NULL:
-            self.attach_oracle(gold)
-        return DynOracleSystem._sim_class_costs(self, state, gold)
-
-    def _sim_oracle_data(self, DynGold gold):
-        if gold.c.extra == NULL:
-            self.attach_oracle(gold)
-        return gold.extra_obj
+        """Per-document oracle data (spec §2; MINIMAL only when used), built once per gold
+        by init_gold and by the Simulator (the base's hook)."""
+        return attach_oracle(gold, minimal=self.mode == MODE_MINIMAL,
+                             budget=self.cfg.get("minimal_budget", 200000))
 
 
 def attach_oracle(DynGold gold, minimal=False, budget=200000):
