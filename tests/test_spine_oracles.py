@@ -162,9 +162,11 @@ def train_and_score(nlp, kind, epochs=6):
     return right / total
 
 
-@pytest.mark.parametrize("system,config", [("arc_standard", {}),
-                                           ("lr_spine", {"max_k": 2}),
-                                           ("lr_spine", {"oracle": "static"})])
+@pytest.mark.parametrize("system,config", [
+    ("arc_standard", {}),
+    ("lr_spine", {"max_k": 2}),
+    pytest.param("lr_spine", {"oracle": "static"}, marks=pytest.mark.slow),
+])
 def test_systems_learn(system, config):
     nlp = make_nlp(transition_system=system, **config)
     assert train_and_score(nlp, "projective") > 0.8
@@ -226,7 +228,7 @@ def test_spine_template_sees_the_attachment_sites():
     assert row[11:13] == [-1, -1]                    # not alone on the stack
 
 
-@pytest.mark.parametrize("template", ["spine", "base"])
+@pytest.mark.parametrize("template", ["spine", pytest.param("base", marks=pytest.mark.slow)])
 def test_spine_model_trains_saves_and_loads(template, tmp_path):
     model = {"@architectures": "spacy_dynoracle.SpineParserModel.v1",
              "feature_template": template, "max_k": 2,
