@@ -276,10 +276,9 @@ cdef class ArcStandard(DynOracleSystem):
         return LEFT if valid[LEFT] else -1
 
     # ---- gold ------------------------------------------------------------------------
-    def init_gold(self, StateClass state, example):
-        cdef DynGold gold = DynOracleSystem.init_gold(self, state, example)
-        attach_oracle(gold, self.force_general)
-        return gold
+    def attach_oracle(self, DynGold gold):
+        """The base's hook (init_gold and the Simulator): the oracle's gold, once per Doc."""
+        return attach_oracle(gold, self.force_general)
 
 
 def attach_oracle(DynGold gold, force_general=False):

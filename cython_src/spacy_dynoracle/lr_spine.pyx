@@ -444,10 +444,9 @@ cdef class LRSpine(DynOracleSystem):
         return best
 
     # ---- gold ------------------------------------------------------------------------
-    def init_gold(self, StateClass state, example):
-        cdef DynGold gold = DynOracleSystem.init_gold(self, state, example)
-        attach_oracle(gold)
-        return gold
+    def attach_oracle(self, DynGold gold):
+        """The base's hook (init_gold and the Simulator): the oracle's gold, once per Doc."""
+        return attach_oracle(gold)
 
 
 def attach_oracle(DynGold gold):
