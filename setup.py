@@ -19,6 +19,11 @@ class ReplacingBuildExt(build_ext):
     """Replace built modules instead of overwriting them in place: a running process
     (a training, a test) keeps its mapping of the old .so instead of crashing."""
 
+    def finalize_options(self):
+        super().finalize_options()
+        if not self.parallel:  # one compiler per core: 14 C++ modules take minutes serially
+            self.parallel = os.cpu_count() or 1
+
     def copy_file(self, infile, outfile, *args, **kwargs):
         if str(outfile).endswith((".so", ".pyd")) and os.path.exists(outfile):
             os.unlink(outfile)
@@ -52,6 +57,6 @@ setup(
         extensions,
         include_path=[str(SRC)],
         compiler_directives={"language_level": "3"},
-        nthreads=int(os.environ.get("DYNORACLE_BUILD_JOBS", "0")),
+        nthreads=int(os.environ.get("DYNORACLE_BUILD_JOBS", os.cpu_count() or 1)),
     ),
 )
