@@ -36,6 +36,7 @@ from spacy.pipeline._parser_internals.stateclass cimport StateClass
 from .system_base cimport (
     DynOracleSystem, DynGold, GoldC, Transition, SHIFT, LEFT, RIGHT, ROOT, LEFT_2, RIGHT_2,
     LEFT_3, RIGHT_3, N_MOVES,
+    shift_is_valid, root_is_valid, pop_as_root,
 )
 from .lr_spine_oracle cimport (
     LRSGold, LRSElem, LRSWork, LRS_INF, LRS_MAXK, lrs_gold_build, lrs_gold_free,
@@ -136,9 +137,7 @@ cdef class Shift:
     """
     @staticmethod
     cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
-        if st.buffer_length() == 0:
-            return 0
-        return st.stack_depth() == 0 or not st.is_sent_start(st.B(0))
+        return shift_is_valid(st)
 
     @staticmethod
     cdef int transition(StateC* st, attr_t label) noexcept nogil:
@@ -232,13 +231,11 @@ cdef class RootArc:
     """
     @staticmethod
     cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
-        return (st.stack_depth() == 1
-                and (st.buffer_length() == 0 or not st.cannot_sent_start(st.B(0))))
+        return root_is_valid(st)
 
     @staticmethod
     cdef int transition(StateC* st, attr_t label) noexcept nogil:
-        st._heads[st.S(0)] = st.S(0)
-        st.pop()
+        pop_as_root(st)
 
     @staticmethod
     cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:

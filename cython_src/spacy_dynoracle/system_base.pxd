@@ -81,6 +81,27 @@ cdef inline int gold_kids_from(const GoldC* g, int h, int lo) noexcept nogil:
     return n
 
 
+# The sentence convention of docs/conventions.md, shared by the systems' SHIFT and ROOT moves.
+cdef inline bint shift_is_valid(const StateC* st) noexcept nogil:
+    """The buffer is not empty, and b0 does not start a preset sentence while the stack
+    holds words of the previous one."""
+    if st.buffer_length() == 0:
+        return 0
+    return st.stack_depth() == 0 or not st.is_sent_start(st.B(0))
+
+
+cdef inline bint root_is_valid(const StateC* st) noexcept nogil:
+    """s0 is the only stack word, and b0 (if any) may start the next sentence."""
+    return (st.stack_depth() == 1
+            and (st.buffer_length() == 0 or not st.cannot_sent_start(st.B(0))))
+
+
+cdef inline void pop_as_root(StateC* st) noexcept nogil:
+    """s0 becomes a sentence root: it points to itself (no arc is added), and is popped."""
+    st._heads[st.S(0)] = st.S(0)
+    st.pop()
+
+
 cdef class DynOracleSystem(TransitionSystem):
     cdef readonly bint use_static
     cdef object _oracle
