@@ -3,7 +3,7 @@
 Imports nothing compiled at module level (see __init__.py): the transition system is
 loaded when a component is created, after the spaCy version check.
 """
-from typing import Callable, Optional
+from typing import Any, Callable, Dict, Optional
 
 from spacy.language import Language
 from spacy.pipeline.dep_parser import DEFAULT_PARSER_MODEL
@@ -27,6 +27,7 @@ from . import exact_decoding  # noqa: F401  registers WindowParserModel.v1 + Doc
         "projectivize": None,
         "degree": 2,
         "max_k": 2,
+        "system_options": {},
         "update_with_oracle_cut_size": 100,
         "min_action_freq": 30,
         "learn_tokens": False,
@@ -57,6 +58,7 @@ def make_dynoracle_parser(
     projectivize: Optional[bool],
     degree: int,
     max_k: int,
+    system_options: Dict[str, Any],
     update_with_oracle_cut_size: int,
     min_action_freq: int,
     learn_tokens: bool,
@@ -83,6 +85,10 @@ def make_dynoracle_parser(
     degree (int): options of systems that have one (attardi); ignored by the others.
     max_k (int): lr_spine's cap on spine depth (LEFT_k/RIGHT_k for k <= max_k); ignored by
         the other systems.
+    system_options (Dict[str, Any]): the system's other options (its class attribute
+        `options`, documented in docs/systems/<system>.md), e.g. attardi's `uncovered` or
+        swap's `exact_live`; an option the system does not have is an error naming the
+        system's options. Stored in the pipeline's config, so a saved pipeline keeps them.
     decode (str): "greedy" (spaCy's loop) or "exact": the best computation of the model by
         the tabulation (docs/tabulation.md); needs spacy_dynoracle.WindowParserModel.v1 and
         arc_hybrid, arc_eager or arc_standard.
@@ -101,6 +107,10 @@ def make_dynoracle_parser(
         raise ValueError("explore_after_epochs must be >= 0 and explore_prob in [0, 1]")
     options = {key: value for key, value in {"degree": degree, "max_k": max_k}.items()
                if key in cls.options}
+    for key in ("degree", "max_k"):
+        if key in (system_options or {}):
+            raise ValueError(f"set {key!r} as the component's own config key, not in system_options")
+    options.update(system_options or {})
     # Build the system here rather than through `moves`: it shares nlp.vocab.strings, and
     # Parser.cfg stays JSON-serialisable (spacy-integration.md §5).
     moves = cls(nlp.vocab.strings, projectivize=projectivize, oracle=oracle, **options)

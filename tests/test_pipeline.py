@@ -57,6 +57,26 @@ def test_factory_errors_name_the_choices():
         nlp.add_pipe("dynoracle_parser", config={"explore_prob": 1.5})
 
 
+def test_system_options_reach_the_system_and_survive_save_load(tmp_path):
+    nlp = spacy.blank("xx")
+    nlp.add_pipe("dynoracle_parser", config={
+        "transition_system": "swap", "system_options": {"exact_live": 3, "region_nd_all": False}})
+    moves = nlp.get_pipe("dynoracle_parser").moves
+    assert moves.cfg["exact_live"] == 3 and moves.cfg["region_nd_all"] is False
+    nlp.get_pipe("dynoracle_parser").add_label("dep")
+    nlp.initialize()
+    nlp.to_disk(tmp_path / "model")
+    loaded = spacy.load(tmp_path / "model").get_pipe("dynoracle_parser").moves
+    assert loaded.cfg["exact_live"] == 3 and loaded.cfg["region_nd_all"] is False
+    # an option the system does not have names the system's options
+    with pytest.raises(ValueError, match="exact_live"):
+        spacy.blank("xx").add_pipe("dynoracle_parser", config={
+            "transition_system": "swap", "system_options": {"uncovered": "exact"}})
+    with pytest.raises(ValueError, match="degree"):
+        spacy.blank("xx").add_pipe("dynoracle_parser", config={
+            "transition_system": "attardi", "system_options": {"degree": 3}})
+
+
 @pytest.mark.parametrize("system,oracle", [
     ("arc_hybrid", "dynamic"), ("arc_hybrid", "static"),
     ("arc_eager", "dynamic"),
