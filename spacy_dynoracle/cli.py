@@ -1,6 +1,7 @@
 """Command line: ``spacy-dynoracle`` / ``python -m spacy_dynoracle``.
 
-Commands: evaluate, parse, stats, render (see ``docs/ud_io.md``).
+Commands: evaluate, parse, stats, render (see ``docs/ud_io.md``), calibration (arc
+marginals, ``docs/tabulation.md``).
 """
 from __future__ import annotations
 
@@ -115,6 +116,41 @@ def evaluate_command(
     if json_path is not None:
         _write_json(json_path, result)
         msg.good(f"Wrote scores to {json_path}")
+
+
+@app.command("calibration")
+def calibration_command(
+    model: str = typer.Argument(..., help="Pipeline with a window-model dynoracle_parser"),
+    data: Path = typer.Argument(..., help="Gold .conllu file or directory of .conllu files"),
+    decode: Optional[str] = typer.Option(None, "--decode", help="'greedy' or 'exact' (default: the pipeline's)"),
+    bins: int = typer.Option(10, "--bins", help="Equal-width confidence bins"),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="Also write scores and tables as JSON here"),
+    gold_sents: bool = typer.Option(False, "--gold-sents", help="Preset gold sentence boundaries"),
+    n_sents: int = typer.Option(10, "--n-sents", help="Gold sentences per Doc fed to the pipeline"),
+    select: str = typer.Option("all", "--select", help=SELECT_HELP),
+) -> None:
+    """Calibration of the arc marginals of MODEL on DATA: expected calibration error and
+    reliability table of the probability of each word's predicted head (docs/tabulation.md)."""
+    from .calibration import evaluate_with_calibration, reliability_markdown
+
+    nlp = _load(model)
+    try:
+        scores, calibration = evaluate_with_calibration(
+            nlp, data, decode=decode, gold_sents=gold_sents, n_sents=n_sents, select=select, n_bins=bins)
+    except _DATA_ERRORS as e:
+        _fail(e)
+    msg.divider(f"{model} on {data} ({scores['settings']['decode']} decoding)")
+    msg.text(f"{scores['words']} words: UAS {_fmt(scores['UAS']['f1'])}, LAS {_fmt(scores['LAS']['f1'])}")
+    for name, what in (("decoded", "the parser's heads"), ("argmax", "each word's most probable head")):
+        r = calibration[name]
+        ece = "-" if r["ece"] is None else f"{100 * r['ece']:.2f}"
+        print()
+        msg.text(f"ECE of {what}: {ece} (percentage points)")
+        print(reliability_markdown(r))
+    if json_path is not None:
+        scores["settings"]["model"] = model
+        _write_json(json_path, {"scores": scores, "calibration": calibration})
+        msg.good(f"Wrote scores and calibration to {json_path}")
 
 
 # --------------------------------------------------------------------------- parse
@@ -280,6 +316,11 @@ def render_command(
     limit: int = typer.Option(10, "--limit", help="At most this many sentences (0 = no limit)"),
     with_gold: bool = typer.Option(False, "--gold", help="With a pipeline, also draw each gold tree"),
     compact: bool = typer.Option(False, "--compact", help="displaCy's compact style"),
+    uncertain: Optional[float] = typer.Option(
+        None, "--uncertain", metavar="THRESHOLD",
+        help="With a window-model pipeline: write the probability on arcs below THRESHOLD "
+             "and draw alternative heads (docs/tabulation.md)"),
+    min_alt: float = typer.Option(0.1, "--min-alt", help="With --uncertain: draw alternative heads this probable"),
 ) -> None:
     """Draw chosen sentences with displaCy (crossing arcs included)."""
     from spacy.tokens import Doc
@@ -294,6 +335,10 @@ def render_command(
     conllu = Path(source) if gold_only else data
     if conllu is None:
         _fail(ValueError("give the .conllu to parse after the pipeline name"))
+    if uncertain is not None and gold_only:
+        _fail(ValueError("--uncertain draws a pipeline's arc marginals: give a pipeline and a .conllu"))
+    if uncertain is not None and not 0 <= uncertain <= 1:
+        _fail(ValueError(f"--uncertain takes a probability in [0, 1], not {uncertain}"))
     try:
         numbers = parse_sentence_numbers(sents) if sents else None
         sentences = read_conllu(conllu, require_heads=gold_only)  # type: ignore[arg-type]
@@ -307,13 +352,27 @@ def render_command(
         parses = [sentence_to_displacy(s, _title(n, s, "gold")) for n, s in chosen]
     else:
         nlp = _load(source)
+        if uncertain is not None:
+            from .exact_decoding import arc_marginals_parser, uncertain_arcs_displacy
+
+            try:
+                arc_marginals_parser(nlp)     # switches the marginals on for this run
+            except ValueError as e:
+                _fail(e)
         for number, sentence in chosen:
             words = [w.form for w in sentence.words]
-            # One sentence per Doc, boundaries preset: the tree drawn is the one it gets.
-            doc = Doc(nlp.vocab, words=words, spaces=sentence.spaces(),
-                      sent_starts=[True] + [False] * (len(words) - 1))
-            doc = nlp(doc)
-            parses.append(span_to_displacy(doc[:], _title(number, sentence, source)))
+            title = _title(number, sentence, source)
+            if uncertain is None:
+                # One sentence per Doc, boundaries preset: the tree drawn is the one it gets.
+                doc = nlp(Doc(nlp.vocab, words=words, spaces=sentence.spaces(),
+                              sent_starts=[True] + [False] * (len(words) - 1)))
+                parses.append(span_to_displacy(doc[:], title))
+            else:
+                # No preset boundary: the marginals range over all the parser's analyses of
+                # the words, several roots included (the charts do not see preset starts).
+                doc = nlp(Doc(nlp.vocab, words=words, spaces=sentence.spaces()))
+                parses.append(uncertain_arcs_displacy(doc, threshold=uncertain, min_alt=min_alt,
+                                                      title=title))
             if with_gold and sentence.is_parsed:
                 parses.append(sentence_to_displacy(sentence, _title(number, sentence, "gold")))
     options = {"compact": compact}

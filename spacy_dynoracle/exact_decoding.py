@@ -63,6 +63,32 @@ def check_exact_config(model, system):
                          "\"spacy_dynoracle.WindowParserModel.v1\" (spec §5.3)")
 
 
+def arc_marginals_parser(nlp, enable: bool = True):
+    """The pipeline's dynoracle_parser that can give arc marginals (a window model and a
+    system with a chart), with `arc_marginals` switched on in its cfg if `enable` (the
+    marginals are a function of the trained model alone, so a window-model pipeline trained
+    with arc_marginals = false gives them too). ValueError saying why otherwise."""
+    from .parser import DynOracleParser
+
+    parsers = [(name, pipe) for name, pipe in nlp.pipeline if isinstance(pipe, DynOracleParser)]
+    if not parsers:
+        raise ValueError(
+            "this pipeline has no arc marginals: they need a dynoracle_parser with the window "
+            "model (spacy_dynoracle.WindowParserModel.v1) and arc_marginals = true "
+            f"(pipeline: {', '.join(nlp.pipe_names) or 'empty'}; see docs/tabulation.md)")
+    errors = []
+    for name, parser in parsers:
+        try:
+            check_exact_config(parser.model, parser.cfg.get("transition_system", "arc_hybrid"))
+        except ValueError as e:
+            errors.append(f"{name}: {e}")
+            continue
+        if enable:
+            parser.cfg["arc_marginals"] = True
+        return parser
+    raise ValueError("this pipeline has no arc marginals: " + "; ".join(errors))
+
+
 def _check_window_model(parser):
     lower = parser.model.get_ref("lower")
     if lower.get_dim("nF") != WINDOW_FEATURES:

@@ -152,6 +152,32 @@ def tiny_parser(train_path, iterations=10):
     return nlp
 
 
+def tiny_window_parser(train_path, iterations=10, system="arc_hybrid", **cfg):
+    """A dynoracle_parser with the window model (spacy_dynoracle.WindowParserModel.v1),
+    trained for a few updates: a pipeline that can give arc marginals (docs/tabulation.md)."""
+    import spacy
+    from spacy.training import Example
+
+    from spacy_dynoracle.conllu_io import read_conllu, sentences_to_docs, words_only_copy
+
+    nlp = spacy.blank("xx")
+    tok2vec = {"@architectures": "spacy.HashEmbedCNN.v2", "pretrained_vectors": None, "width": 16,
+               "depth": 1, "embed_size": 500, "window_size": 1, "maxout_pieces": 2, "subword_features": True}
+    model = {"@architectures": "spacy_dynoracle.WindowParserModel.v1", "hidden_width": 16,
+             "maxout_pieces": 2, "tok2vec": tok2vec}
+    nlp.add_pipe("dynoracle_parser", name="parser", config={
+        "model": model, "transition_system": system, "min_action_freq": 1, "explore_after_epochs": 0,
+        **cfg})
+    docs = list(sentences_to_docs(nlp.vocab, read_conllu(train_path), n_sents=2, keep_source=False))
+    examples = [Example(words_only_copy(doc), doc) for doc in docs]
+    nlp.initialize(lambda: examples)
+    r = random.Random(0)
+    for _ in range(iterations):
+        r.shuffle(examples)
+        nlp.update(examples)
+    return nlp
+
+
 def attardi_exhaustive(heads, degree):
     """Search every gold-arc-only transition sequence of Attardi's system."""
     n = len(heads)

@@ -120,3 +120,52 @@ def test_render_errors(tmp_path):
     assert result.exit_code == 1 and "no sentence matches" in result.output
     result = runner.invoke(app, ["render", str(tmp_path / "gone.conllu"), "--out", str(tmp_path / "x.html")])
     assert result.exit_code == 1 and "gone.conllu does not exist" in result.output
+
+
+def test_render_uncertain_arcs_of_a_window_pipeline(tmp_path):
+    from conllu_samples import random_treebank, tiny_window_parser
+
+    path = write(tmp_path, random_treebank(5, n_sents=20))
+    model = tmp_path / "window"
+    tiny_window_parser(path, iterations=2).to_disk(model)
+    out = tmp_path / "u.html"
+    # threshold above 1: every arc is "uncertain" and carries its probability
+    result = runner.invoke(app, ["render", str(model), str(path), "--out", str(out), "--limit", "3",
+                                 "--uncertain", "1.0", "--min-alt", "0.0", "--gold"])
+    assert result.exit_code == 0, result.output
+    html = out.read_text(encoding="utf-8")
+    assert html.count("<svg") == 6
+    parsed = html.split("(gold)")[0]
+    labels = LABEL.findall(parsed)
+    assert labels and all(re.search(r"\d\.\d\d$", label) for label in labels)
+    assert any(label.startswith("?") for label in labels)        # alternative heads drawn
+    # a high threshold with alternatives off the scale: only the parser's own arcs, and the
+    # probabilities are those of the pipeline's marginals (checked against the API)
+    result = runner.invoke(app, ["render", str(model), str(path), "--out", str(out), "--sents", "1",
+                                 "--uncertain", "0.0", "--min-alt", "1.01"])
+    assert result.exit_code == 0, result.output
+    import spacy
+    from spacy.tokens import Doc
+
+    from spacy_dynoracle import exact_decoding as ed
+
+    nlp = spacy.load(model)
+    ed.arc_marginals_parser(nlp)
+    sentence = list(read_conllu(path))[0]
+    doc = nlp(Doc(nlp.vocab, words=[w.form for w in sentence.words], spaces=sentence.spaces()))
+    expected = ed.uncertain_arcs_displacy(doc, threshold=0.0, min_alt=1.01)
+    assert LABEL.findall(out.read_text(encoding="utf-8")) == [a["label"] for a in expected["arcs"]]
+    assert not any("?" in a["label"] or " 0." in a["label"] for a in expected["arcs"])
+
+
+def test_render_uncertain_needs_marginals(tmp_path):
+    path = write(tmp_path, NONPROJ * 2)
+    model = tmp_path / "stock"
+    tiny_parser(path, iterations=1).to_disk(model)
+    out = tmp_path / "u.html"
+    result = runner.invoke(app, ["render", str(model), str(path), "--out", str(out), "--uncertain", "0.9"])
+    assert result.exit_code == 1 and "no arc marginals" in result.output and not out.exists()
+    result = runner.invoke(app, ["render", str(path), "--out", str(out), "--uncertain", "0.9"])
+    assert result.exit_code == 1 and "give a pipeline" in result.output
+    result = runner.invoke(app, ["render", str(model), str(path), "--out", str(out), "--uncertain", "2"])
+    assert result.exit_code == 1 and "[0, 1]" in result.output
