@@ -15,9 +15,9 @@ def test_project_file_parses():
     config = load_project_config(PROJECT)
     commands = {c["name"] for c in config["commands"]}
     assert {"stats", "train", "evaluate", "matrix-runs", "matrix-report", "quick-runs",
-            "quick-report", "benchmarks"} <= commands
+            "quick-report", "benchmarks", "udpipe", "matrix-udpipe"} <= commands
     assert config["workflows"]["quick"] == ["quick-runs", "quick-report"]
-    assert config["workflows"]["matrix"] == ["matrix-runs", "matrix-report"]
+    assert config["workflows"]["matrix"] == ["matrix-runs", "matrix-udpipe", "matrix-report"]
     for asset in config["assets"]:
         assert asset["dest"].startswith("assets/UD_") and len(asset["checksum"]) == 32
     for cmd in config["commands"]:
@@ -82,3 +82,116 @@ def test_train_command_uses_configs_and_overrides(tmp_path):
     assert "-m spacy train" in text and text.split()[4].endswith("configs/dynoracle.cfg")
     assert "--paths.train_select head:0.9" in text and "--paths.dev_select tail:0.1" in text
     assert "--system.seed 3" in text and "--components.parser.explore_after_epochs 0" in text
+
+
+# ----------------------------------------------------------------------------- UDPipe 1
+
+def _tiny_sentence(rng, k):
+    """DET NOUN VERB DET NOUN [today that barks] . -- in every third sentence the relative
+    clause (acl of the object) crosses the advmod of the verb: one non-projective arc."""
+    nouns, verbs = ["dog", "cat", "bird", "man", "girl"], ["sees", "likes", "bites", "finds"]
+    rows = [(rng.choice(["the", "a"]), "DET", "Definite=Def", 2, "det"),
+            (rng.choice(nouns), "NOUN", "Number=Sing", 3, "nsubj"),
+            (rng.choice(verbs), "VERB", "Tense=Pres", 0, "root"),
+            (rng.choice(["the", "a"]), "DET", "Definite=Ind", 5, "det"),
+            (rng.choice(nouns), "NOUN", "Number=Sing", 3, "obj")]
+    if k % 3 == 0:
+        rows += [("today", "ADV", "_", 3, "advmod"), ("that", "PRON", "_", 8, "nsubj"),
+                 ("barks", "VERB", "Tense=Pres", 5, "acl")]
+    rows.append((".", "PUNCT", "_", 3, "punct"))
+    lines = [f"# sent_id = s{k}", "# text = " + " ".join(r[0] for r in rows)]
+    for i, (form, upos, feats, head, dep) in enumerate(rows, 1):
+        misc = "SpaceAfter=No" if i == len(rows) - 1 else "_"
+        lines.append("\t".join([str(i), form, form, upos, f"X{upos}", feats, str(head), dep, "_", misc]))
+    return "\n".join(lines) + "\n\n"
+
+
+def _tiny_treebank(root, name, splits):
+    import random
+
+    rng = random.Random(0)
+    folder = root / name
+    folder.mkdir(parents=True)
+    for split, n in splits.items():
+        text = "".join(_tiny_sentence(rng, k) for k in range(n))
+        (folder / f"xx_tiny-ud-{split}.conllu").write_text(text, encoding="utf-8")
+    return folder
+
+
+def test_udpipe_blanks_everything_but_words(tmp_path):
+    """What UDPipe parses: forms, MISC, MWTs and comments of the gold, nothing else."""
+    from spacy_dynoracle.conllu_io import read_conllu
+    from udpipe_peer import blank_sentence, parser_options
+
+    path = tmp_path / "x.conllu"
+    path.write_text("# text = del a\n1-2\tdel\t_\t_\t_\t_\t_\t_\t_\t_\n"
+                    "1\tde\tde\tADP\tP\tX=1\t2\tcase\t2:case\t_\n"
+                    "2\tel\tel\tDET\tD\t_\t3\tdet\t3:det\t_\n"
+                    "2.1\tx\tx\tX\t_\t_\t_\t_\t1:dep\t_\n"
+                    "3\ta\ta\tNOUN\tN\t_\t0\troot\t0:root\tSpaceAfter=No\n\n", encoding="utf-8")
+    (sentence,) = read_conllu(path)
+    lines = blank_sentence(sentence).splitlines()
+    assert lines == ["# text = del a", "1-2\tdel\t_\t_\t_\t_\t_\t_\t_\t_",
+                     "1\tde" + "\t_" * 8, "2\tel" + "\t_" * 8,
+                     "3\ta" + "\t_" * 7 + "\tSpaceAfter=No", ""]
+    assert parser_options("swap", "iterations=1") == \
+        "transition_system=swap;transition_oracle=static_lazy;iterations=1"
+    with pytest.raises(SystemExit):
+        parser_options("arc_hybrid")
+
+
+def test_udpipe_peer_trains_parses_and_scores(tmp_path):
+    """UDPipe 1 on a tiny synthetic treebank (1 iteration each): run.json and eval json in
+    the layout report.py reads; the no-dev carve is train_one.py's; the projective parser
+    cannot recover a non-projective arc, the swap parser does (so the scores are UDPipe's
+    parses, not the gold)."""
+    pytest.importorskip("ufal.udpipe")
+    import json
+
+    import report
+    from spacy_dynoracle.conllu_io import read_conllu
+    from udpipe_peer import main
+
+    root = tmp_path / "ud"
+    _tiny_treebank(root, "UD_Tiny-Dev", {"train": 60, "dev": 9, "test": 12})
+    _tiny_treebank(root, "UD_Tiny-NoDev", {"train": 60, "test": 12})
+    out = tmp_path / "training"
+    fast = ["--tagger-options", "iterations=1", "--parser-options", "iterations=1;hidden_layer=50",
+            "--ud-root", str(root), "--output", str(out)]
+    main(["--treebanks", "UD_Tiny-Dev,UD_Tiny-NoDev", "--variants", "swap"] + fast)
+    main(["--treebank", "UD_Tiny-NoDev", "--variant", "projective-dynamic"] + fast)
+
+    run = out / "UD_Tiny-NoDev" / "parser" / "udpipe1-swap-s0"
+    info = json.loads((run / "run.json").read_text())
+    assert info["run"] == "udpipe1-swap" and info["system"] == "udpipe1" and info["seed"] == 0
+    assert info["udpipe"]["tokenizer"] == "none"
+    assert info["udpipe"]["parser"] == ("transition_system=swap;transition_oracle=static_lazy;"
+                                        "iterations=1;hidden_layer=50")
+    assert info["train_seconds"] > 0 and info["versions"]["ufal.udpipe"]
+    # no dev: first 90% of train for training, last 10% held out and scored as dev
+    assert (info["udpipe"]["train_select"], info["udpipe"]["heldout_select"]) == ("head:0.9", "tail:0.1")
+    assert (info["udpipe"]["train_sentences"], info["udpipe"]["heldout_sentences"]) == (54, 6)
+    assert [s.sent_id for s in read_conllu(run / "heldout.conllu")] == [f"s{k}" for k in range(54, 60)]
+    dev = json.loads((run / "eval_dev.json").read_text())
+    assert dev["settings"]["select"] == "tail:0.1" and dev["sentences"] == 6
+    test = json.loads((run / "eval_test.json").read_text())
+    gold = list(read_conllu(root / "UD_Tiny-NoDev" / "xx_tiny-ud-test.conllu"))
+    pred = list(read_conllu(run / "pred_test.conllu"))
+    assert [w.form for s in pred for w in s.words] == [w.form for s in gold for w in s.words]
+    assert test["words"] == sum(len(s.words) for s in gold) and test["speed"]["words_per_cpu_s"] > 0
+    # the eval json scores pred_test.conllu
+    heads = sum(g.head == p.head for gs, ps in zip(gold, pred) for g, p in zip(gs.words, ps.words))
+    assert test["UAS"]["correct"] == heads
+    assert test["LAS"]["f1"] > 90 and "UPOS" in test
+    assert test["NonProjArcs"]["gold"] == 4 and test["NonProjArcs"]["recall"] > 50
+    proj = json.loads((out / "UD_Tiny-NoDev" / "parser" / "udpipe1-projective-dynamic-s0" /
+                       "eval_test.json").read_text())
+    assert proj["NonProjArcs"]["system"] == 0 and proj["NonProjArcs"]["recall"] == 0
+    with_dev = json.loads((out / "UD_Tiny-Dev" / "parser" / "udpipe1-swap-s0" / "run.json").read_text())
+    assert with_dev["udpipe"]["heldout_select"] == "all" and with_dev["udpipe"]["train_sentences"] == 60
+    # report.py picks the runs up as any other
+    groups = report.group([r for r in report.load_runs(out) if r["test"] is not None])
+    assert set(groups[("UD_Tiny-NoDev", "parser")]) == {"udpipe1-swap", "udpipe1-projective-dynamic"}
+    lines, means = report.table(groups[("UD_Tiny-NoDev", "parser")])
+    assert means["LAS"]["udpipe1-swap"] == test["LAS"]["f1"]
+    assert report.dynamic_vs_static(groups[("UD_Tiny-NoDev", "parser")]) == []

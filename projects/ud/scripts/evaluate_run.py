@@ -17,6 +17,18 @@ from pathlib import Path
 from udproj import PROJECT, dev_source, run_dir, treebank_files, write_json
 
 
+def tagging_accuracy(gold, pred) -> dict:
+    """UPOS / UFeats / XPOS accuracy (percent of words) of predicted Docs, for the columns
+    the prediction fills (none for a parser-only pipeline)."""
+    out = {}
+    for key, attr in (("UPOS", "pos_"), ("UFeats", "morph"), ("XPOS", "tag_")):
+        pairs = [(str(getattr(g, attr)), str(getattr(p, attr)))
+                 for gd, pd in zip(gold, pred) for g, p in zip(gd, pd)]
+        if any(p for _, p in pairs):
+            out[key] = 100.0 * sum(g == p for g, p in pairs) / len(pairs)
+    return out
+
+
 def evaluate(nlp, path, select="all", n_sents=10, batch_size=64):
     from spacy_dynoracle.conllu_io import sentences_to_docs, words_only_copy
     from spacy_dynoracle.corpus import read_sentences
@@ -28,12 +40,7 @@ def evaluate(nlp, path, select="all", n_sents=10, batch_size=64):
     pred = list(nlp.pipe(inputs, batch_size=batch_size))
     result = evaluate_docs(gold, pred)
     result.pop("PerLabel", None)
-    # tagging accuracy where the pipeline predicts UPOS / FEATS / XPOS
-    for key, attr in (("UPOS", "pos_"), ("UFeats", "morph"), ("XPOS", "tag_")):
-        pairs = [(str(getattr(g, attr)), str(getattr(p, attr)))
-                 for gd, pd in zip(gold, pred) for g, p in zip(gd, pd)]
-        if any(p for _, p in pairs):
-            result[key] = 100.0 * sum(g == p for g, p in pairs) / len(pairs)
+    result.update(tagging_accuracy(gold, pred))
     inputs = [words_only_copy(doc) for doc in gold]
     start, cpu = time.perf_counter(), time.process_time()
     for _ in nlp.pipe(inputs, batch_size=batch_size):

@@ -32,6 +32,7 @@ COLUMNS = [  # (header, eval split, path in the eval JSON, decimals)
     ("train s", "run", ("train_seconds",), 0),
 ]
 LOWER_IS_BETTER = {"train s", "train CPU s"}
+EXTERNAL = {"udpipe1"}   # peers trained outside spaCy (scripts/udpipe_peer.py)
 
 
 def dig(data, path):
@@ -141,6 +142,7 @@ def plots(groups, plot_dir: Path):
         means = [statistics.fmean([v for v in vs if v is not None] or [0]) for vs in vals]
         errs = [statistics.stdev(vs) if len(vs) > 1 else 0 for vs in vals]
         colors = ["tab:gray" if i == "spacy_parser" else
+                  "tab:green" if groups[key][i][0]["info"]["system"] in EXTERNAL else
                   ("tab:blue" if groups[key][i][0]["info"].get("dynamic") else "tab:orange") for i in ids]
         ax.bar(range(len(ids)), means, yerr=errs, color=colors, capsize=3)
         ax.set_xticks(range(len(ids)), ids, rotation=45, ha="right", fontsize=8)
@@ -150,7 +152,8 @@ def plots(groups, plot_dir: Path):
         ax.set_ylabel("test LAS")
         for x, m in enumerate(means):
             ax.text(x, m, f"{m:.1f}", ha="center", va="bottom", fontsize=7)
-    fig.suptitle("Test LAS by system x oracle (blue: exploring oracle, orange: static, grey: spaCy parser)", fontsize=9)
+    fig.suptitle("Test LAS by system x oracle (blue: exploring oracle, orange: static, grey: spaCy parser, "
+                 "green: UDPipe 1)", fontsize=9)
     fig.tight_layout()
     fig.savefig(plot_dir / "las_by_system.png", dpi=110)
     plt.close(fig)
@@ -222,8 +225,8 @@ def dynamic_vs_static(by_id):
     systems = defaultdict(dict)
     for rid, rs in by_id.items():
         info = rs[0]["info"]
-        if info["system"] == "spacy":
-            continue
+        if info["system"] == "spacy" or not rid.endswith("-" + info["oracle"]):
+            continue   # e.g. udpipe1-swap: no static/dynamic pair in its id
         base = rid[: -len(info["oracle"]) - 1]
         las = [value(r, "test", ("LAS", "f1")) for r in rs]
         las = [v for v in las if v is not None]
@@ -294,6 +297,13 @@ def main(argv=None):
               "CPU seconds of `spacy train` (both robust to other jobs on a shared machine); "
               "train s = its wall-clock time. Mean ± std over seeds; best mean per column in "
               "**bold**.", ""]
+    if any(r["info"]["system"] in EXTERNAL for r in runs):
+        lines += ["udpipe1-* rows: UDPipe 1 (scripts/udpipe_peer.py) with its own tagger and the "
+                  "named Parsito parser, trained on the same train/dev split, parsing the same gold "
+                  "words with predicted UPOS/FEATS; unlike the spaCy runs it parses one gold "
+                  "sentence at a time (gold sentence boundaries), its words/s include its tagger, "
+                  "its train time includes training the tagger, and its training is deterministic "
+                  "(one run). See run.json of each for the exact UDPipe options.", ""]
     for (tb, pipe), by_id in groups.items():
         lines += [f"## {tb} ({pipe} pipeline)", ""]
         tbl, _ = table(by_id)

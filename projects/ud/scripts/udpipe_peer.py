@@ -1,0 +1,330 @@
+"""UDPipe 1 as the external peer: train its tagger + one of its parsers on the same files as
+the spaCy runs, parse dev and test from gold words, score with the package's evaluation.
+
+    python scripts/udpipe_peer.py --treebank UD_Hungarian-Szeged --variant swap
+    python scripts/udpipe_peer.py --treebanks UD_Latin-Perseus,UD_Hungarian-Szeged \
+        --variants swap,link2,projective-dynamic --output training/matrix
+
+UDPipe 1 (PyPI `ufal.udpipe`, `Trainer.train` with method "morphodita_parsito") is trained
+with tokenizer "none" (gold tokenization), its own MorphoDiTa tagger (UPOS, XPOS, FEATS,
+lemma) and a Parsito parser chosen by --variant (VARIANTS below: the parser option string,
+UDPipe 1 manual, "Training UDPipe Models > Parser"). Everything else is UDPipe's default
+unless --tagger-options / --parser-options say otherwise; by default (use_gold_tags=0) the
+parser trains on tags its tagger predicts. Training data: train (all of it), with dev as
+UDPipe's heldout (early stopping of tagger and parser, like spaCy's model-best); a
+treebank with no dev trains on the first 90% of train and holds out the last 10% -- the
+carve of train_one.py (`head:0.9` / `tail:0.1`, spacy_dynoracle.corpus.selected_range).
+
+Dev and test are parsed from gold words with predicted tags: the gold CoNLL-U with LEMMA,
+UPOS, XPOS, FEATS, HEAD, DEPREL and DEPS blanked ("_"; empty nodes dropped; FORM, MISC,
+multiword tokens and comments kept) goes through UDPipe's tagger, then its parser, one gold
+sentence at a time (UDPipe 1 parses sentences, so unlike the spaCy runs it gets the gold
+sentence boundaries). The output (pred_{dev,test}.conllu) is scored with
+spacy_dynoracle.evaluate like evaluate_run.py: eval_{dev,test}.json with the same keys,
+"speed" = tagger + parser time (excluding reading and writing) over a second pass.
+
+Output: <output>/<treebank>/<pipeline>/udpipe1-<variant>-s0/ with model.udpipe,
+udpipe_train.log (UDPipe's progress, also echoed to stderr), run.json (system "udpipe1",
+the exact UDPipe options, training time, versions), pred_*.conllu and eval_*.json.
+UDPipe 1 has no random seed (training is deterministic: the same data and options give the
+same model bytes), so there is one run, "s0". Finished steps are skipped unless --force.
+"""
+import argparse
+import json
+import re
+import resource
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from udproj import PROJECT, dev_source, run_dir, treebank_files, versions, write_json
+
+SYSTEM = "udpipe1"
+METHOD = "morphodita_parsito"
+TOKENIZER = "none"          # gold tokenization: no tokenizer is trained or used
+# --variant -> Parsito options (UDPipe 1 manual; these are its three transition systems,
+# projective also with its static oracle so that UDPipe's own dynamic-vs-static shows).
+VARIANTS = {
+    "swap": "transition_system=swap;transition_oracle=static_lazy",
+    "link2": "transition_system=link2;transition_oracle=static",
+    "projective-dynamic": "transition_system=projective;transition_oracle=dynamic",
+    "projective-static": "transition_system=projective;transition_oracle=static",
+}
+BLANKED = ("LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS")
+_COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
+
+
+def run_id(variant: str) -> str:
+    return f"{SYSTEM}-{variant}"
+
+
+def parser_options(variant: str, extra: str = "") -> str:
+    """The parser option string of a variant, with extra `name=value;...` appended
+    (UDPipe reads the options into a map, so a repeated name takes the later value)."""
+    if variant not in VARIANTS:
+        raise SystemExit(f"unknown UDPipe variant {variant!r}: choose from {', '.join(VARIANTS)}")
+    return ";".join(part for part in (VARIANTS[variant], extra.strip(";")) if part)
+
+
+def option_map(options: str) -> dict:
+    return dict(item.split("=", 1) for item in options.split(";") if item)
+
+
+def udpipe_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("ufal.udpipe")
+    except Exception:  # pragma: no cover - metadata missing
+        import ufal.udpipe
+
+        v = ufal.udpipe.Version.current()
+        return f"{v.major}.{v.minor}.{v.patch}"
+
+
+# ----------------------------------------------------------------------------- data
+
+def carve(files):
+    """(train select, heldout path, heldout select): the split train_one.py trains on."""
+    heldout, select = dev_source(files)
+    return ("head:0.9" if files["dev"] is None else "all"), heldout, select
+
+
+def conllu_text(sentences) -> str:
+    return "".join(s.to_conllu() for s in sentences)
+
+
+def blank_sentence(sentence) -> str:
+    """CoNLL-U of a gold sentence with only what a parser from gold words may see: ID,
+    FORM, MISC (SpaceAfter), multiword tokens and comments; the BLANKED columns are "_"
+    and empty nodes (enhanced UD) are dropped."""
+    from spacy_dynoracle.conllu_io import format_sentence
+
+    blank = [_COLUMNS.index(c) for c in BLANKED]
+    rows = []
+    for word in sentence.words:
+        cols = word.columns()
+        for i in blank:
+            cols[i] = "_"
+        rows.append(cols)
+    return format_sentence(sentence.comments, rows, [m.columns for m in sentence.multiword_tokens], [])
+
+
+def read_udpipe(text: str):
+    """ufal.udpipe.Sentences of a CoNLL-U string (UDPipe's own reader)."""
+    import ufal.udpipe as udpipe
+
+    reader = udpipe.InputFormat.newConlluInputFormat()
+    reader.setText(text)
+    sentences, error = udpipe.Sentences(), udpipe.ProcessingError()
+    sentence = udpipe.Sentence()
+    while reader.nextSentence(sentence, error):
+        sentences.append(sentence)
+        sentence = udpipe.Sentence()
+    if error.occurred():
+        raise RuntimeError(f"UDPipe cannot read the CoNLL-U: {error.message}")
+    return sentences
+
+
+# ----------------------------------------------------------------------------- training
+
+def train_model(train_path, heldout_path, model_path, tagger, parser) -> None:
+    """Child process (see train): UDPipe's Trainer.train; its progress goes to stderr."""
+    import ufal.udpipe as udpipe
+
+    train = read_udpipe(Path(train_path).read_text(encoding="utf-8"))
+    heldout = read_udpipe(Path(heldout_path).read_text(encoding="utf-8")) if heldout_path else udpipe.Sentences()
+    error = udpipe.ProcessingError()
+    model = udpipe.Trainer.train(METHOD, train, heldout, TOKENIZER, tagger, parser, error)
+    if error.occurred():
+        raise SystemExit(f"UDPipe training failed: {error.message}")
+    Path(model_path).write_bytes(model)
+
+
+def heldout_curve(log_lines):
+    """[(component, iteration, {metric: value})] of the heldout scores UDPipe prints."""
+    curve, component = [], "tagger"
+    for line in log_lines:
+        if line.startswith("Parser "):
+            component = "parser"
+        m = re.match(r"Iteration (\d+): (.*)", line)
+        if m and "heldout" in m.group(2):
+            scores = {k: float(v) for k, v in re.findall(r"(\w+) ([\d.]+)%", m.group(2).split("heldout", 1)[1])}
+            curve.append({"component": component, "iteration": int(m.group(1)), **scores})
+    return curve
+
+
+def train(treebank, variant, out: Path, *, ud_root=None, pipeline="parser", tagger="",
+          parser_extra="", force=False):
+    from spacy_dynoracle.corpus import read_sentences
+
+    files = treebank_files(treebank, ud_root)
+    if (out / "run.json").exists() and (out / "model.udpipe").exists() and not force:
+        print(f"trained already: {out} (--force to retrain)", flush=True)
+        return json.loads((out / "run.json").read_text())
+    out.mkdir(parents=True, exist_ok=True)
+    for stale in out.glob("eval_*.json"):
+        stale.unlink()
+    train_select, heldout_path, heldout_select = carve(files)
+    train_sents = list(read_sentences(files["train"], select=train_select))
+    heldout_sents = list(read_sentences(heldout_path, select=heldout_select))
+    (out / "train.conllu").write_text(conllu_text(train_sents), encoding="utf-8")
+    (out / "heldout.conllu").write_text(conllu_text(heldout_sents), encoding="utf-8")
+    parser = parser_options(variant, parser_extra)
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--train-model",
+           str(out / "train.conllu"), str(out / "heldout.conllu"), str(out / "model.udpipe"),
+           tagger, parser]
+    print(f"+ UDPipe 1 {udpipe_version()} Trainer.train({METHOD!r}, train={files['train'].name} "
+          f"[{train_select}, {len(train_sents)} sentences], heldout={heldout_path.name} "
+          f"[{heldout_select}, {len(heldout_sents)} sentences], tokenizer={TOKENIZER!r}, "
+          f"tagger={tagger!r}, parser={parser!r})", flush=True)
+    start = time.time()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    log = []
+    with subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, bufsize=1) as proc, \
+            open(out / "udpipe_train.log", "w", encoding="utf-8") as log_file:
+        for line in proc.stderr:          # UDPipe prints its progress on stderr: show and keep it
+            sys.stderr.write(line)
+            sys.stderr.flush()
+            log_file.write(line)
+            log.append(line.rstrip("\n"))
+    if proc.returncode:
+        raise SystemExit(f"UDPipe training failed ({proc.returncode}), see {out / 'udpipe_train.log'}")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    seconds = time.time() - start
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    popts = option_map(parser)
+    info = {
+        "treebank": treebank, "pipeline": pipeline, "run": run_id(variant), "system": SYSTEM,
+        "oracle": popts.get("transition_oracle", ""),
+        "dynamic": popts.get("transition_oracle") == "dynamic",
+        "options": {"variant": variant, **popts}, "seed": 0,
+        "train_seconds": round(seconds, 1), "train_cpu_seconds": round(cpu, 1),
+        "command": shlex.join([sys.executable] + sys.argv),
+        "udpipe": {"method": METHOD, "tokenizer": TOKENIZER, "tagger": tagger, "parser": parser,
+                   "train": str(files["train"]), "train_select": train_select,
+                   "train_sentences": len(train_sents),
+                   "train_words": sum(len(s.words) for s in train_sents),
+                   "heldout": str(heldout_path), "heldout_select": heldout_select,
+                   "heldout_sentences": len(heldout_sents),
+                   "note": "UDPipe defaults except the options given; gold tokenization; "
+                           "deterministic training (no seed)"},
+        "heldout_curve": heldout_curve(log),
+        "versions": {**versions(), "ufal.udpipe": udpipe_version()},
+    }
+    write_json(out / "run.json", info)
+    return info
+
+
+# ----------------------------------------------------------------------------- parsing
+
+def parse(model, sentences):
+    """Tag and parse blanked gold sentences -> (CoNLL-U text, wall seconds, CPU seconds)
+    of UDPipe's tagger + parser (reading and writing excluded)."""
+    import ufal.udpipe as udpipe
+
+    inputs = read_udpipe("".join(blank_sentence(s) for s in sentences))
+    if len(inputs) != len(sentences):
+        raise RuntimeError(f"UDPipe read {len(inputs)} sentences, expected {len(sentences)}")
+    error = udpipe.ProcessingError()
+    seconds = cpu = 0.0
+    writer = udpipe.OutputFormat.newConlluOutputFormat()
+    chunks = []
+    for sentence in inputs:
+        t, c = time.perf_counter(), time.process_time()
+        if not model.tag(sentence, udpipe.Model.DEFAULT, error) or \
+                not model.parse(sentence, udpipe.Model.DEFAULT, error):
+            raise RuntimeError(f"UDPipe failed: {error.message}")
+        seconds += time.perf_counter() - t
+        cpu += time.process_time() - c
+        chunks.append(writer.writeSentence(sentence))
+    chunks.append(writer.finishDocument())
+    return "".join(chunks), seconds, cpu
+
+
+def evaluate_split(model, path, select, pred_path: Path, n_sents=10):
+    from spacy.vocab import Vocab
+    from spacy_dynoracle.conllu_io import read_conllu, sentences_to_docs
+    from spacy_dynoracle.corpus import read_sentences
+    from spacy_dynoracle.evaluate import evaluate_docs
+
+    from evaluate_run import tagging_accuracy
+
+    gold_sents = list(read_sentences(path, select=select))
+    text, _, _ = parse(model, gold_sents)
+    pred_path.write_text(text, encoding="utf-8")
+    pred_sents = list(read_conllu(pred_path))
+    vocab = Vocab()
+    gold = list(sentences_to_docs(vocab, gold_sents, n_sents, keep_source=False))
+    pred = list(sentences_to_docs(vocab, pred_sents, n_sents, keep_source=False))
+    result = evaluate_docs(gold, pred)
+    result.pop("PerLabel", None)
+    result.update(tagging_accuracy(gold, pred))
+    # timed second pass, as evaluate_run.py times nlp.pipe after the scored pass
+    _, seconds, cpu = parse(model, gold_sents)
+    n_words = sum(len(s.words) for s in gold_sents)
+    result["speed"] = {"words": n_words, "seconds": round(seconds, 3),
+                       "words_per_s": round(n_words / seconds, 1),
+                       "cpu_seconds": round(cpu, 3), "words_per_cpu_s": round(n_words / cpu, 1)}
+    result["settings"] = {"data": str(path), "select": select, "n_sents": n_sents,
+                          "gold_sents": True, "input": "gold words, blanked " + ",".join(BLANKED),
+                          "tagger": "udpipe", "parser": "udpipe"}
+    result["model"] = str(pred_path.parent / "model.udpipe")
+    return result
+
+
+def evaluate(out: Path, *, ud_root=None, force=False):
+    import ufal.udpipe as udpipe
+
+    info = json.loads((out / "run.json").read_text())
+    files = treebank_files(info["treebank"], ud_root)
+    model = None
+    for split, (path, select) in {"dev": dev_source(files), "test": (files["test"], "all")}.items():
+        target = out / f"eval_{split}.json"
+        if path is None or (target.exists() and not force):
+            continue
+        if model is None:
+            model = udpipe.Model.load(str(out / "model.udpipe"))
+            if model is None:
+                raise SystemExit(f"cannot load {out / 'model.udpipe'}")
+        result = evaluate_split(model, path, select, out / f"pred_{split}.conllu")
+        write_json(target, result)
+        np_r = result["NonProjArcs"]["recall"]
+        print(f"{out.name} {split}: UAS {result['UAS']['f1']:.2f} LAS {result['LAS']['f1']:.2f} "
+              f"CLAS {result['CLAS']['f1']:.2f} NP-arc recall "
+              f"{'–' if np_r is None else f'{np_r:.1f}'} UPOS {result.get('UPOS', 0):.2f} "
+              f"({result['speed']['words_per_cpu_s']:,.0f} words per CPU second)", flush=True)
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--train-model"]:      # the child process of train()
+        train_model(*argv[1:6])
+        return
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--treebank", "--treebanks", dest="treebanks", required=True,
+                    help="treebank(s), comma-separated")
+    ap.add_argument("--variant", "--variants", dest="variants", default="swap",
+                    help=f"parser variant(s), comma-separated: {', '.join(VARIANTS)}")
+    ap.add_argument("--pipeline", default="parser",
+                    help="results group the run joins (folder <treebank>/<pipeline>/)")
+    ap.add_argument("--tagger-options", default="", help="UDPipe tagger options (default: UDPipe's)")
+    ap.add_argument("--parser-options", default="",
+                    help="UDPipe parser options added to the variant's, e.g. 'iterations=5'")
+    ap.add_argument("--ud-root", default=None)
+    ap.add_argument("--output", type=Path, default=PROJECT / "training")
+    ap.add_argument("--force", action="store_true", help="retrain and re-evaluate")
+    args = ap.parse_args(argv)
+    for treebank in args.treebanks.split(","):
+        for variant in args.variants.split(","):
+            parser_options(variant)     # fail early on a typo
+            out = run_dir(args.output, treebank, args.pipeline, run_id(variant), 0)
+            train(treebank, variant, out, ud_root=args.ud_root, pipeline=args.pipeline,
+                  tagger=args.tagger_options, parser_extra=args.parser_options, force=args.force)
+            evaluate(out, ud_root=args.ud_root, force=args.force)
+
+
+if __name__ == "__main__":
+    main()
