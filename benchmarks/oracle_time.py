@@ -1,19 +1,27 @@
-"""Oracle time per parser state, p50 / p99 / max, per transition system and oracle, on
-real sentences.
+"""Oracle time per parser state on real sentences, per transition system and oracle:
+states/s and p50 / p99 / max time per state, states over 50 ms, the system's own oracle
+counters, and (optionally) how often another oracle's zero-cost set differs.
 
-States are those training visits: for each sentence (one per Doc) the system's state is
-driven to the end, following at each step a zero-cost move (the oracle) or, with
-probability --p-random, a random valid move, so off-gold states are included. Each state
-is timed through the path training uses, `moves.step_batch` on a batch of one state
-(costs of every labelled class via set_costs' class_costs, spaCy's log loss, the move),
-and separately through `_sim_class_costs` (set_costs alone plus Python lists).
+States are those training visits. The sentences of a treebank split are grouped into Docs of
+--n-sents sentences, as spaCy trains on them (spacy_dynoracle.ConlluCorpus.v1, 10 by
+default; gold roots point to themselves), and each Doc is walked from the initial state to the
+end: at each state the training step `moves.step_batch` on a batch of one state (costs of every
+labelled class once, spaCy's log loss, the move) is timed, and the walk follows a zero-cost
+move (the oracle) or, with probability --p-random, the best of random scores among the valid
+moves (a model's mistake), so off-gold states are included. With --reps R each state is timed
+on R copies and the fastest kept (on a shared machine one timing mostly measures preemption).
 
-    python benchmarks/oracle_time.py --treebank UD_Hungarian-Szeged --sentences 300
+    python benchmarks/oracle_time.py --treebanks UD_Hungarian-Szeged --limit 300
+    python benchmarks/oracle_time.py --systems attardi --option degree=3 \\
+        --treebanks UD_Latin-Perseus,UD_Hungarian-Szeged,UD_English-EWT
+    python benchmarks/oracle_time.py --systems arc_eager,arc_hybrid --oracles dynamic \\
+        --agree goldberg-nivre --treebanks UD_Latin-Perseus     # G&N vs the exact oracle
+
+UD_ROOT overrides the location of the treebanks (default ../shared/ud).
 """
 import argparse
 import gc
 import json
-import random
 import time
 from pathlib import Path
 
@@ -22,18 +30,37 @@ import numpy
 from common import (build_nlp, csv_list, load_examples, registered_systems, system_overrides,
                     treebank_files)
 
-
-def percentiles(ns):
-    a = numpy.asarray(ns, dtype=numpy.float64) / 1000.0   # microseconds
-    return {"p50_us": float(numpy.percentile(a, 50)), "p99_us": float(numpy.percentile(a, 99)),
-            "max_us": float(a.max()), "mean_us": float(a.mean()), "states": int(a.size)}
+TREEBANKS = "UD_Hungarian-Szeged"
 
 
-def walk(moves, examples, p_random, rng, max_seconds):
+def parse_value(v):
+    for conv in (int, float):
+        try:
+            return conv(v)
+        except ValueError:
+            pass
+    return {"true": True, "false": False, "none": None, "null": None}.get(v.lower(), v)
+
+
+def zero_set(valid, costs):
+    return frozenset(i for i, (v, c) in enumerate(zip(valid, costs)) if v and c <= 0)
+
+
+def has_crossing(doc) -> bool:
+    """Whether a gold Doc has a non-projective arc."""
+    from spacy_dynoracle.trees import is_projective
+
+    return not is_projective([0 if t.head.i == t.i else t.head.i + 1 for t in doc])
+
+
+def walk(moves, examples, args, rng, other=None):
+    """Time every state of every Doc; returns per-state times (ns), whether the state's Doc
+    has non-projective gold, and the agreement counts with `other` (a second system)."""
     n = moves.n_moves
-    step_ns, cost_ns, lengths = [], [], []
     seen = numpy.zeros((n,), dtype=numpy.uint8)
-    deadline = time.time() + max_seconds
+    times, in_np = [], []
+    agree = {"states": 0, "zero_set_differs": 0, "costs_differ": 0}
+    deadline = time.time() + args.max_seconds
     for eg in examples:
         if time.time() > deadline:
             break
@@ -41,73 +68,131 @@ def walk(moves, examples, p_random, rng, max_seconds):
         if not states:
             continue
         state, gold = states[0], golds[0]
+        np_doc = has_crossing(eg.reference)
+        gold2 = other.init_gold_batch([eg])[1][0] if other is not None else None
         while not state.is_final():
-            # set_costs alone (normalised class costs), the Simulator's access path
-            t0 = time.perf_counter_ns()
-            moves._sim_class_costs(state, gold)
-            cost_ns.append(time.perf_counter_ns() - t0)
-            # the training step: costs once, loss, and the move (oracle or random)
+            if other is not None:
+                valid, a = moves._sim_class_costs(state, gold)
+                _, b = other._sim_class_costs(state, gold2)
+                agree["states"] += 1
+                agree["zero_set_differs"] += zero_set(valid, a) != zero_set(valid, b)
+                agree["costs_differ"] += any(v and x != y for v, x, y in zip(valid, a, b))
             scores = numpy.asarray(rng.random((1, n)), dtype="f")
             d_scores = numpy.zeros((1, n), dtype="f")
-            follow = numpy.asarray([0 if rng.random() < p_random else 1], dtype=numpy.uint8)
+            follow = numpy.asarray([0 if rng.random() < args.p_random else 1], dtype=numpy.uint8)
+            best = None
+            for _ in range(args.reps - 1):
+                copy = state.copy()
+                t0 = time.perf_counter_ns()
+                moves.step_batch([copy], [gold], scores, d_scores.copy(), follow, seen)
+                t = time.perf_counter_ns() - t0
+                best = t if best is None else min(best, t)
             t0 = time.perf_counter_ns()
             moves.step_batch([state], [gold], scores, d_scores, follow, seen)
-            step_ns.append(time.perf_counter_ns() - t0)
-            lengths.append(len(eg.reference))
-    return step_ns, cost_ns, lengths
+            t = time.perf_counter_ns() - t0
+            times.append(t if best is None else min(best, t))
+            in_np.append(np_doc)
+    return times, in_np, agree
+
+
+def stats(times_ns):
+    a = numpy.asarray(times_ns, dtype=numpy.float64) / 1000.0   # microseconds
+    if not a.size:
+        return {"states": 0}
+    return {"states": int(a.size), "states_per_s": float(a.size / (a.sum() / 1e6)),
+            "p50_us": float(numpy.percentile(a, 50)), "p99_us": float(numpy.percentile(a, 99)),
+            "max_ms": float(a.max() / 1000), "over_50ms": int((a > 50000).sum())}
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--treebank", default="UD_Hungarian-Szeged")
+    ap.add_argument("--treebanks", default=TREEBANKS, help="comma-separated UD folder names")
+    ap.add_argument("--treebank", dest="treebanks", help=argparse.SUPPRESS)   # older spelling
+    ap.add_argument("--split", default="train", choices=["train", "dev"],
+                    help="which sentences (dev = the dev file, or the last 10%% of train)")
+    ap.add_argument("--limit", type=int, default=0, help="sentences per treebank (0 = all)")
+    ap.add_argument("--sentences", dest="limit", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--n-sents", type=int, default=10, help="sentences per Doc (training uses 10)")
     ap.add_argument("--systems", default="", help="comma-separated (default: every registered one)")
-    ap.add_argument("--sentences", type=int, default=300, help="dev (or test) sentences, one per Doc")
-    ap.add_argument("--p-random", type=float, default=0.3, help="probability of a random valid move")
-    ap.add_argument("--max-seconds", type=float, default=60.0, help="time budget per system x oracle")
+    ap.add_argument("--oracles", default="", help="comma-separated (default: each system's oracles)")
+    ap.add_argument("--option", action="append", default=[],
+                    help="system option KEY=VALUE for the systems that have it (e.g. degree=3), repeatable")
+    ap.add_argument("--agree", default="",
+                    help="also count the states where this other oracle's zero-cost set differs")
+    ap.add_argument("--p-random", type=float, default=0.1, help="probability of a random (mistaken) move")
+    ap.add_argument("--reps", type=int, default=1, help="time each state on this many copies, keep the fastest")
+    ap.add_argument("--max-seconds", type=float, default=600.0, help="time budget per treebank x system x oracle")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
-    train, dev = treebank_files(args.treebank)
-    sents = load_examples(dev or train, select="all" if dev else "tail:0.1", n_sents=1,
-                          limit=args.sentences)
-    n_words = sum(len(eg.reference) for eg in sents)
-    print(f"{args.treebank}: {len(sents)} sentences ({n_words} words, max length "
-          f"{max(len(eg.reference) for eg in sents)}), p_random={args.p_random}; microseconds per state")
-    print(f"{'system':14}{'oracle':16}{'states':>8}{'step p50':>10}{'p99':>9}{'max':>10}"
-          f"{'costs p50':>11}{'p99':>9}{'max':>10}")
-    out = []
-    for name, cls in registered_systems(csv_list(args.systems)):
-        for oracle in cls.oracles:
-            try:
-                nlp = build_nlp("dynoracle.cfg", train, system_overrides(name, oracle))
-            except Exception as err:
-                print(f"# {name} {oracle}: {err!r}")
-                continue
-            moves = nlp.get_pipe("parser").moves
-            sents = load_examples(dev or train, select="all" if dev else "tail:0.1", n_sents=1,
-                                  limit=args.sentences, vocab=nlp.vocab)
-            rng = numpy.random.default_rng(args.seed)
-            gc.collect()
-            gc.disable()    # no collector pauses inside the timings
-            try:
-                step_ns, cost_ns, lengths = walk(moves, sents, args.p_random, rng, args.max_seconds)
-            except Exception as err:
-                gc.enable()
-                print(f"# {name} {oracle}: {err!r}")
-                out.append({"system": name, "oracle": oracle, "error": repr(err)})
-                continue
-            gc.enable()
-            step, cost = percentiles(step_ns), percentiles(cost_ns)
-            worst = int(numpy.argmax(step_ns))
-            print(f"{name:14}{oracle:16}{step['states']:>8}{step['p50_us']:>10.1f}{step['p99_us']:>9.1f}"
-                  f"{step['max_us']:>10.1f}{cost['p50_us']:>11.1f}{cost['p99_us']:>9.1f}{cost['max_us']:>10.1f}")
-            out.append({"system": name, "oracle": oracle, "step_batch": step, "set_costs": cost,
-                        "n_classes": moves.n_moves, "max_at_sentence_length": lengths[worst]})
+    options = {k: parse_value(v) for k, v in (kv.split("=", 1) for kv in args.option)}
+    only_oracles = csv_list(args.oracles)
+    print(f"Docs of {args.n_sents} sentences, p_random={args.p_random}, reps={args.reps}; "
+          "time per state of moves.step_batch (costs of every class, loss, move)", flush=True)
+    print(f"{'treebank':22}{'system':13}{'oracle':15}{'states':>8}{'states/s':>10}{'p50 us':>9}"
+          f"{'p99 us':>9}{'max ms':>9}{'>50ms':>6}{'NP-doc p99':>11}", flush=True)
+    results = []
+    for tb in csv_list(args.treebanks):
+        train, dev = treebank_files(tb)
+        path, select = (train, "all") if args.split == "train" else (dev or train, "all" if dev else "tail:0.1")
+        for name, cls in registered_systems(csv_list(args.systems)):
+            opts = {k: v for k, v in options.items() if k in getattr(cls, "options", {})}
+            for oracle in cls.oracles:
+                if only_oracles and oracle not in only_oracles:
+                    continue
+                try:
+                    nlp = build_nlp("dynoracle.cfg", train, system_overrides(name, oracle, **opts))
+                except Exception as err:
+                    print(f"# {tb} {name} {oracle}: {err!r}", flush=True)
+                    continue
+                moves = nlp.get_pipe("parser").moves
+                other = None
+                if args.agree and args.agree in cls.oracles and args.agree != oracle:
+                    nlp2 = build_nlp("dynoracle.cfg", train, system_overrides(name, args.agree, **opts))
+                    other = nlp2.get_pipe("parser").moves
+                    if [other.get_class_name(i) for i in range(other.n_moves)] != [moves.get_class_name(i) for i in range(moves.n_moves)]:
+                        raise SystemExit(f"{name}: {oracle} and {args.agree} pipelines have different classes")
+                examples = load_examples(path, select=select, n_sents=args.n_sents, vocab=nlp.vocab,
+                                         limit=-(-args.limit // args.n_sents) if args.limit else 0)
+                rng = numpy.random.default_rng(args.seed)
+                gc.collect()
+                gc.disable()    # no collector pauses inside the timings
+                t0 = time.time()
+                try:
+                    times, in_np, agree = walk(moves, examples, args, rng, other)
+                except Exception as err:
+                    print(f"# {tb} {name} {oracle}: {err!r}", flush=True)
+                    results.append({"treebank": tb, "system": name, "oracle": oracle, "error": repr(err)})
+                    continue
+                finally:
+                    gc.enable()
+                row = {"treebank": tb, "system": name, "oracle": oracle, "options": opts,
+                       "docs": len(examples), "sentences": sum(len(list(eg.reference.sents)) for eg in examples),
+                       "wall_s": round(time.time() - t0, 1), **stats(times),
+                       "np_docs": stats([t for t, np_ in zip(times, in_np) if np_])}
+                if hasattr(moves, "oracle_stats"):
+                    row["oracle_stats"] = moves.oracle_stats()
+                if other is not None:
+                    row["agreement"] = {"oracle": args.agree, **agree}
+                results.append(row)
+                if not row["states"]:
+                    print(f"{tb:22}{name:13}{oracle:15}{0:>8}", flush=True)
+                    continue
+                print(f"{tb:22}{name:13}{oracle:15}{row['states']:>8}{row['states_per_s']:>10.0f}"
+                      f"{row['p50_us']:>9.1f}{row['p99_us']:>9.1f}{row['max_ms']:>9.2f}{row['over_50ms']:>6}"
+                      f"{row['np_docs'].get('p99_us', float('nan')):>11.1f}", flush=True)
+                if "oracle_stats" in row:
+                    print(f"    {row['oracle_stats']}", flush=True)
+                if other is not None and agree["states"]:
+                    print(f"    {args.agree} vs {oracle}: zero-cost set differs on "
+                          f"{agree['zero_set_differs']}/{agree['states']} states "
+                          f"({100 * agree['zero_set_differs'] / agree['states']:.1f}%), costs differ on "
+                          f"{100 * agree['costs_differ'] / agree['states']:.1f}%", flush=True)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"treebank": args.treebank, "sentences": len(sents),
-                                         "words": n_words, "p_random": args.p_random,
-                                         "results": out}, indent=2))
+        args.json.write_text(json.dumps({"n_sents": args.n_sents, "p_random": args.p_random,
+                                         "reps": args.reps, "split": args.split,
+                                         "results": results}, indent=2))
 
 
 if __name__ == "__main__":

@@ -51,18 +51,20 @@ def main():
         out.append("")
     d = load(folder, "oracle_time")
     if d:
-        out += [f"## Oracle time per state ({d['treebank']}, {d['sentences']} sentences, {d['words']} words, "
-                f"p_random={d['p_random']}), microseconds", "",
-                "| system | oracle | states | step_batch p50 | p99 | max | set_costs p50 | p99 | max | classes |",
-                "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|"]
+        out += [f"## Oracle time per state (training Docs of {d['n_sents']} sentences, {d['split']} split, "
+                f"p_random={d['p_random']}, best of {d['reps']}; moves.step_batch), microseconds", "",
+                "| treebank | system | oracle | states | states/s | p50 | p99 | max (ms) | > 50 ms | p99 in NP Docs |",
+                "|---|---|---|--:|--:|--:|--:|--:|--:|--:|"]
         for r in d["results"]:
             if "error" in r:
-                out.append(f"| {r['system']} | {r['oracle']} | error: {r['error'][:80]} |||||||")
+                out.append(f"| {r['treebank']} | {r['system']} | {r['oracle']} | error: {r['error'][:80]} |||||||")
                 continue
-            a, b = r["step_batch"], r["set_costs"]
-            out.append(f"| {r['system']} | {r['oracle']} | {a['states']} | {a['p50_us']:.1f} | {a['p99_us']:.1f} "
-                       f"| {a['max_us']:.0f} | {b['p50_us']:.1f} | {b['p99_us']:.1f} | {b['max_us']:.0f} "
-                       f"| {r['n_classes']} |")
+            if not r.get("states"):
+                continue
+            npd = r.get("np_docs", {}).get("p99_us")
+            out.append(f"| {r['treebank']} | {r['system']} | {r['oracle']} | {r['states']} | {r['states_per_s']:,.0f} "
+                       f"| {r['p50_us']:.1f} | {r['p99_us']:.1f} | {r['max_ms']:.2f} | {r['over_50ms']} "
+                       f"| {'–' if npd is None else f'{npd:.1f}'} |")
         out.append("")
     d = load(folder, "memory")
     if d:

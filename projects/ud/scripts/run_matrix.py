@@ -16,11 +16,24 @@ import traceback
 from pathlib import Path
 
 from udproj import PROJECT, run_dir
-from matrix import all_runs
+from matrix import all_runs, make_run
 
 
 def csv(value):
     return [v for v in value.split(",") if v] if value else None
+
+
+def parse_run(spec: str):
+    """'system:oracle[:key=value,...]' (or 'spacy') -> the matrix Run."""
+    from train_one import parse_options
+
+    parts = spec.split(":")
+    if parts[0] == "spacy":
+        return make_run("spacy")
+    if len(parts) < 2:
+        raise SystemExit(f"--run {spec!r}: expected SYSTEM:ORACLE[:KEY=VALUE,...]")
+    options = parse_options(parts[2].split(",")) if len(parts) > 2 and parts[2] else {}
+    return make_run(parts[0], parts[1], options)
 
 
 def main(argv=None):
@@ -29,6 +42,9 @@ def main(argv=None):
     ap.add_argument("--systems", default="", help="subset of systems ('spacy' = stock parser); default all")
     ap.add_argument("--oracles", default="", help="subset of oracles; default all each system declares")
     ap.add_argument("--no-stock", action="store_true", help="leave spaCy's stock parser out")
+    ap.add_argument("--run", action="append", default=[], metavar="SYSTEM:ORACLE[:KEY=VALUE,...]",
+                    help="an explicit run instead of the registry's matrix (repeatable), e.g. "
+                         "arc_eager:static:projectivize=true, swap:nd-all:beam_width=8, spacy")
     ap.add_argument("--pipelines", default="parser", help="parser,tagger")
     ap.add_argument("--seeds", default="0")
     ap.add_argument("--epochs", type=int, default=10)
@@ -43,7 +59,10 @@ def main(argv=None):
     args = ap.parse_args(argv)
 
     systems = csv(args.systems)
-    runs = all_runs(systems, csv(args.oracles), stock=not args.no_stock)
+    if args.run:
+        runs = [parse_run(spec) for spec in args.run]
+    else:
+        runs = all_runs(systems, csv(args.oracles), stock=not args.no_stock)
     seeds = [int(s) for s in args.seeds.split(",")]
     jobs = [(tb, pipe, run, seed) for tb in csv(args.treebanks) for pipe in csv(args.pipelines)
             for seed in seeds for run in runs]
