@@ -129,17 +129,32 @@ def window_class_scores_batch(parser, docs: List[Doc]) -> list:
         return out
     X_all = np.asarray(model.get_ref("tok2vec").predict(nonempty), dtype=np.float32)
     Y_all = (X_all @ W.reshape(nF * nO * nP, nI).T).reshape(-1, nF, nO, nP)
+    # pieces before units, so that each maxout piece is a contiguous (nO,) row
+    Y_all = np.ascontiguousarray(Y_all.transpose(0, 1, 3, 2))            # (N, nF, nP, nO)
+    pad = np.ascontiguousarray(pad.transpose(0, 2, 1))                   # (nF, nP, nO)
+    bias = np.ascontiguousarray(b.T)                                     # (nP, nO)
     start = 0
     for k, doc in enumerate(docs):
         n = len(doc)
         if not n:
             continue
+        N1 = n + 1
         Y = np.concatenate([Y_all[start:start + n], pad[None]], axis=0)   # row n: padding
         start += n
-        # hidden[s0, b0] = maxout(Y[b0, slot 0] + Y[s0, slot 1] + b)
-        H = (Y[None, :, 0] + Y[:, None, 1] + b).max(axis=-1)              # (N1, N1, nO)
-        S = (H @ UW + Ub) if upper is not None else H
-        S = S.astype(np.float64)
+        # hidden[s0, b0] = maxout(Y[b0, slot 0] + Y[s0, slot 1] + b), in blocks of s0 rows
+        # (a few MB each: the full (N1, N1, nP, nO) sum is ~100 MB at n = 250)
+        Yb = Y[:, 0] + bias                                               # (N1, nP, nO)
+        Ys = Y[:, 1]
+        H = np.empty((N1, N1, nO), dtype=np.float32)
+        rows = max(1, (1 << 20) // (N1 * nP * nO))
+        buf = np.empty((rows, N1, nP, nO), dtype=np.float32)
+        for s in range(0, N1, rows):
+            e = min(N1, s + rows)
+            A = np.add(Ys[s:e, None], Yb[None], out=buf[:e - s])
+            np.maximum.reduce(A, axis=2, out=H[s:e])
+        H = H.reshape(N1 * N1, nO)
+        S = (H @ UW + Ub) if upper is not None else H                     # one 2-D product
+        S = S.astype(np.float64).reshape(N1, N1, -1)
         if unseen:
             S[..., unseen] = -np.inf
         out[k] = S
@@ -160,8 +175,11 @@ def _class_moves(parser):
 def _log_softmax(S):
     m = S.max(axis=-1, keepdims=True)
     m = np.where(np.isfinite(m), m, 0.0)
+    out = S - m                      # in place from here: S is (n+1)^2 x classes
+    tmp = np.exp(out)
     with np.errstate(divide="ignore"):
-        return S - m - np.log(np.exp(S - m).sum(axis=-1, keepdims=True))
+        out -= np.log(tmp.sum(axis=-1, keepdims=True))
+    return out
 
 
 def move_window_scores(parser, doc, semiring="max", normalize=True, S=None):
