@@ -52,6 +52,88 @@ def test_arc_standard_fixtures(gh, stack, b, F, costs, force_general):
     assert {t: v - F for t, v in vals.items()} == costs
 
 
+def random_doc_heads(rng, max_sents=5, max_len=12):
+    """Token heads of a Doc of 1..max_sents gold sentences, each projective or not; half
+    of the Docs with about 20% of the heads unknown (partial gold)."""
+    from bruteforce import random_forest
+    heads = []
+    for _ in range(rng.randint(1, max_sents)):
+        sent = random_forest(rng.randint(1, max_len), rng,
+                             rng.choice(["projective", "nonprojective"]))
+        heads += [h + len(heads) for h in sent]
+    if rng.random() < 0.5:
+        heads = [-1 if rng.random() < 0.2 else h for h in heads]
+    return heads
+
+
+@pytest.mark.parametrize("seed,n_docs", [(0, 200), pytest.param(1, 3000, marks=pytest.mark.slow)])
+def test_arc_standard_cut_at_sentences_equals_whole_doc_dp(seed, n_docs):
+    """The oracle cut at gold sentence (block) boundaries, each part on [GSS14] or the
+    §3.6 DP, gives the same F and costs as the §3.6 DP over the whole Doc (the oracle
+    before the cut, exact by the brute force) on Docs beyond the brute force's reach
+    (up to 60 words), in random configurations: any subset of the words before b can be
+    the stack, including words of several sentences."""
+    mod = load_compiled("arc_standard_oracle")
+    rng = random.Random(seed)
+    states, paths = 0, set()
+    for _ in range(n_docs):
+        heads = random_doc_heads(rng)
+        n = len(heads)
+        cut = mod.ArcStandardOracle(heads)
+        whole = mod.ArcStandardOracle(heads, force_general=True, split=False)
+        assert len(whole.blocks) == 1
+        for _ in range(10):
+            b = rng.randint(1, n + 1)
+            p = rng.choice([0.2, 0.5, 0.9])
+            stack = [0] + [x for x in range(1, b) if rng.random() < p]
+            if len(stack) == 1 and b > n:
+                continue
+            assert cut.future(stack, b) == whole.future(stack, b), (heads, stack, b)
+            assert cut.costs(stack, b) == whole.costs(stack, b), (heads, stack, b)
+            paths.add(cut.last_path)
+            states += 1
+    assert states > 8 * n_docs
+    assert {4, 8, 16} <= {p & f for p in paths for f in (4, 8, 16)}   # cut, mixed, next
+
+
+def test_arc_standard_blocks():
+    """Blocks: the sentences of complete gold, each on the DP its own gold allows; with
+    partial gold, a word whose head is unknown and that no arc covers is a block."""
+    mod = load_compiled("arc_standard_oracle")
+    #        proj. [0..2]  non-proj. [3..6]   proj. [7, 8]
+    heads = [1, 1, 1,      5, 4, 4, 3,        7, 7]
+    oracle = mod.ArcStandardOracle(heads)
+    assert oracle.blocks == [(0, 2, "paper"), (3, 6, "general"), (7, 8, "paper")]
+    assert not oracle.paper_exact
+    assert mod.ArcStandardOracle([1, 1, -1, 4, 4]).blocks == [
+        (0, 1, "paper"), (2, 2, "general"), (3, 4, "paper")]
+    assert mod.ArcStandardOracle(heads, split=False).blocks == [(0, 8, "general")]
+    assert mod.ArcStandardOracle(heads[:3] + heads[7:]).paper_exact
+
+
+@pytest.mark.parametrize("system", ["arc_standard", "lr_spine"])
+def test_gold_without_oracle_data_is_guarded(system):
+    """init_gold and the Simulator attach the oracle's gold; a DynGold made by hand
+    without it gets zero costs from move_costs (counted) and an error from set_costs and
+    step_batch, never a NULL dereference."""
+    import numpy
+    sim = Simulator(system, 3).apply("SHIFT").apply("SHIFT")
+    gold = load_compiled("system_base").DynGold([1, 1, 1], [0, 0, 0])
+    assert set(sim.moves._sim_costs(sim.state, gold).values()) == {0}
+    assert sim.moves.missing_oracle == 1
+    with pytest.raises(ValueError, match="no oracle data"):
+        sim.moves._sim_class_costs(sim.state, gold)
+    n = sim.moves.n_moves
+    with pytest.raises(ValueError, match="no oracle data"):
+        sim.moves.step_batch([sim.state], [gold], numpy.zeros((1, n), "f"),
+                             numpy.zeros((1, n), "f"), numpy.ones(1, numpy.uint8),
+                             numpy.zeros(n, numpy.uint8))
+    sim.moves.attach_oracle(gold)
+    costs = sim.moves._sim_costs(sim.state, gold)       # SHIFT, LEFT, RIGHT
+    assert costs[0] == costs[1] == 0 and costs[2] > 0
+    assert sim.moves.missing_oracle == 1
+
+
 # gh, stack [(ls, rs)] bottom -> top, b, costs with the cap K = 4 (the spec's are uncapped)
 LR_SPINE_FIXTURES = [
     ([-1, 2, 0, 2, 0, 4, 0, 6], [([0], [0, 2, 3]), ([4], [4])], 5,

@@ -37,7 +37,8 @@ from .system_base cimport (
     shift_is_valid, root_is_valid, pop_as_root,
 )
 from .arc_standard_oracle cimport (
-    ASOracleC, AS_INF, as_build, as_free, as_values, ArcStandardOracle,
+    ASOracleC, AS_INF, AS_PATH_PAPER, AS_PATH_GENERAL, AS_PATH_CUT, AS_PATH_MIXED, AS_PATH_NEXT,
+    as_costs, ArcStandardOracle,
 )
 
 
@@ -145,9 +146,10 @@ cdef class ArcStandard(DynOracleSystem):
     projective = True
     oracles = ("dynamic", "static", "general")
     dynamic_oracles = ("dynamic", "general")
-    cdef ASOracleC scratch          # gold built on the fly when a DynGold has no extra
     cdef vector[int] _nodes
     cdef bint force_general
+    cdef int _last_path             # AS_PATH_* flags of the last move_costs
+    cdef readonly long missing_oracle   # move_costs calls on a gold without oracle data
 
     def __init__(self, strings, labels_by_action=None, min_freq=None, *,
                  projectivize=None, oracle="dynamic", **options):
@@ -157,9 +159,6 @@ cdef class ArcStandard(DynOracleSystem):
             projectivize = oracle == "static"
         DynOracleSystem.__init__(self, strings, labels_by_action, min_freq,
                                  projectivize=projectivize, oracle=oracle, **options)
-
-    def __dealloc__(self):
-        as_free(&self.scratch)
 
     def set_oracle(self, oracle):
         DynOracleSystem.set_oracle(self, oracle)
@@ -224,12 +223,14 @@ cdef class ArcStandard(DynOracleSystem):
         n_valid = valid[SHIFT] + valid[LEFT] + valid[RIGHT] + valid[ROOT]
         if n_valid <= 1:
             return      # nothing to compare (and F cancels out)
-        if gold.extra != NULL:
-            o = <ASOracleC*>gold.extra
-        else:   # a bare DynGold (Simulator): build the oracle's gold here
-            as_free(&self.scratch)
-            as_build(&self.scratch, gold.heads, gold.length, self.force_general)
-            o = &self.scratch
+        if gold.extra == NULL:
+            # Only a DynGold made by hand gets here: init_gold and the Simulator attach
+            # the oracle's gold (attach_oracle). No costs (all 0) rather than a crash;
+            # set_costs and step_batch raise before reaching this point.
+            self.missing_oracle += 1
+            self._last_path = 0
+            return
+        o = <ASOracleC*>gold.extra
         self._nodes.resize(d + 1)
         self._nodes[0] = 0
         for i in range(d):
@@ -239,7 +240,8 @@ cdef class ArcStandard(DynOracleSystem):
         want[0] = st.buffer_length() > 0
         want[1] = d >= 2
         want[2] = d >= 1
-        as_values(o, self._nodes.data(), d + 1, st._b_i + 1, want, val)
+        as_costs(o, self._nodes.data(), d + 1, st._b_i + 1, want, val)
+        self._last_path = o.last_path
         best = AS_INF
         for i in range(3):
             if val[i] < best:
@@ -276,6 +278,37 @@ cdef class ArcStandard(DynOracleSystem):
     def attach_oracle(self, DynGold gold):
         """The base's hook (init_gold and the Simulator): the oracle's gold, once per Doc."""
         return attach_oracle(gold, self.force_general)
+
+    cdef int set_costs(self, int* is_valid, weight_t* costs,
+                       const StateC* state, gold) except -1:
+        require_oracle(gold)
+        return DynOracleSystem.set_costs(self, is_valid, costs, state, gold)
+
+    def step_batch(self, states, golds, scores, d_scores, follow_oracle, seen):
+        for gold in golds:
+            require_oracle(gold)
+        return DynOracleSystem.step_batch(self, states, golds, scores, d_scores,
+                                          follow_oracle, seen)
+
+    @property
+    def last_oracle_path(self):
+        """Which parts the last move_costs used (the brute-force suite counts states per
+        path): "paper" / "general" DPs, "cut" when later gold sentences (blocks) were
+        left out, "mixed" when the stack holds words of several, "next" when b0 lies in a
+        later one than s0 (arc_standard_oracle.pyx)."""
+        cdef int f = self._last_path
+        if not f & (AS_PATH_PAPER | AS_PATH_GENERAL):
+            return "none"
+        parts = [n for n, bit in (("paper", AS_PATH_PAPER), ("general", AS_PATH_GENERAL),
+                                  ("cut", AS_PATH_CUT), ("mixed", AS_PATH_MIXED),
+                                  ("next", AS_PATH_NEXT)) if f & bit]
+        return "+".join(parts)
+
+
+def require_oracle(DynGold gold):
+    if gold.c.extra == NULL:
+        raise ValueError("arc_standard: the gold has no oracle data; build it with "
+                         "moves.attach_oracle(gold) (init_gold does)")
 
 
 def attach_oracle(DynGold gold, force_general=False):

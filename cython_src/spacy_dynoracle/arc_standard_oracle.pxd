@@ -4,11 +4,23 @@
 # Oracle space (spec §1, §7): node 0 is the virtual root at the left end, word i of the
 # doc is node i+1. A configuration is the stack of nodes (bottom -> top, stk[0] == 0) and
 # the first buffer node b (the buffer is b..n).
+#
+# Gold blocks: the finest partition of the words into contiguous intervals that no known
+# gold arc between two words crosses (complete gold: the sentences of the Doc). The DPs
+# stop at the end of b's block; later blocks add the same to every move's value
+# (arc_standard_oracle.pyx).
 from libc.stdint cimport int32_t
 
 cdef enum:
     AS_INF = 1 << 28
     AS_UNKNOWN = -2        # gold head unknown (partial annotation): every head is right
+
+cdef enum:                 # which parts the last as_costs call used (ASOracleC.last_path)
+    AS_PATH_PAPER = 1      # a [GSS14] DP (§3.3)
+    AS_PATH_GENERAL = 2    # a §3.6 DP
+    AS_PATH_CUT = 4        # the buffer was cut at the end of b's block (later blocks left out)
+    AS_PATH_MIXED = 8      # the stack words lie in more than one block
+    AS_PATH_NEXT = 16      # b lies in a later block than s0: LEFT/RIGHT split once more
 
 
 cdef struct ASOracleC:
@@ -16,34 +28,46 @@ cdef struct ASOracleC:
     int* head              # gold head node per node (head[0] = -1; AS_UNKNOWN)
     int* kid_start         # CSR gold children per node (0..n), sorted by position
     int* kids
-    bint paper_exact       # complete projective gold: the [GSS14] DP (§3.3) is exact
-    # §3.6: Eisner complete spans over the words, any sub-interval [s, t] (1 <= s <= t <= n)
-    int* Cl                # best tree over s..t headed by t, index s * (n + 1) + t
+    # gold blocks
+    int nblk
+    int* blk_of            # node -> block (node 0: -1)
+    int* blk_a             # first node of the block
+    int* blk_e             # last node of the block
+    unsigned char* blk_gen # 1: non-projective or partial block (needs the §3.6 DP)
+    long* blk_off          # offset of the block's Eisner charts in Cl / Cr
+    bint paper_exact       # every block is complete projective gold: [GSS14] everywhere
+    # §3.6: Eisner complete spans over every sub-interval [s, t] of each block (a, L),
+    # built when some block needs the §3.6 DP (its buffer part may be any block's):
+    int* Cl                # best tree over s..t headed by t, at off + (s - a) * L + (t - a)
     int* Cr                # best tree over s..t headed by s
-    # scratch (sized once per sentence; T grows on demand)
-    int* stk2              # successor stack
+    int last_path          # AS_PATH_* flags of the last as_costs call
+    # scratch (sized once per document; T grows on demand)
+    int* sub               # a successor's stack
     unsigned char* mark
     int* R
     int* X
     int* T
     long T_cap
     int* sidx              # node -> 1-based stack index (top = 1) in the general DP
-    int* S0                # general DP layers: S[p * lL + k - 1], p <= m
+    int* S0                # general DP layers: S[p * lL + k - 1], p <= m (S_cap ints)
     int* S1
+    long S_cap
     int* H0                # H[q], q < m
     int* H1
-    int* Ir                # Ir[r * lL + k - 1]
+    int* Ir                # Ir[r * lL + k - 1] (S_cap ints)
     int* minU
     int* minUnk
 
 
-cdef int as_build(ASOracleC* o, const int32_t* heads, int n, bint force_general) noexcept nogil
+cdef int as_build(ASOracleC* o, const int32_t* heads, int n, bint force_general,
+                  bint split) noexcept nogil
 cdef void as_free(ASOracleC* o) noexcept nogil
 cdef int as_F(ASOracleC* o, const int* stk, int lL, int b) noexcept nogil
-cdef int as_F_paper(ASOracleC* o, const int* stk, int lL, int b) noexcept nogil
-cdef int as_F_general(ASOracleC* o, const int* stk, int lL, int b) noexcept nogil
-cdef void as_values(ASOracleC* o, const int* stk, int lL, int b, const int* want,
-                    int* val) noexcept nogil
+cdef int as_F_cut(ASOracleC* o, const int* stk, int lL, int b, int e) noexcept nogil
+cdef int as_F_paper(ASOracleC* o, const int* stk, int lL, int b, int e) noexcept nogil
+cdef int as_F_general(ASOracleC* o, const int* stk, int lL, int b, int e) noexcept nogil
+cdef void as_costs(ASOracleC* o, const int* stk, int lL, int b, const int* want,
+                   int* val) noexcept nogil
 
 
 cdef class ArcStandardOracle:

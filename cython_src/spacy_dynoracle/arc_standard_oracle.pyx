@@ -12,17 +12,44 @@ Spec: ../shared/specs/lr_spine_and_arc_standard.md.
   unknown head makes every arc to that word right). The remaining computation is a chain
   of left expansions (one stack node) and right expansions (a push computation over a
   buffer segment, i.e. the best projective tree over the segment, Eisner's algorithm).
-  Here the segment trees come from Eisner charts over every sub-interval of the sentence,
-  computed once per sentence (they do not depend on the configuration), and the push
+  Here the segment trees come from Eisner charts over every sub-interval of a block,
+  computed once per document (they do not depend on the configuration), and the push
   rules are factored through Eisner's half items, so that one F costs
   O(lL^2 m^2 + lL m^2 deg) for lL stack nodes and m buffer words instead of the spec's
   O(m^3 + lL m^2 (lL + m)).
-* `as_values`: delta(arc) + F(successor) for SHIFT, LEFT, RIGHT (§3.5); a move's cost is
-  its value minus the smallest value.
+* `as_costs`: delta(arc) + F(successor) for SHIFT, LEFT, RIGHT (§3.5) up to a constant
+  shared by the three; a move's cost is its value minus the smallest value.
 
 Configuration (spec §1, §7): node 0 is the virtual root, pre-shifted, at the bottom of the
 stack; stk[0..lL-1] bottom -> top; buffer b..n. Transitions (spec §2.1): sh; la adds
 s1 -> s2 and removes s2 (needs s2 != 0); ra adds s2 -> s1 and removes s1.
+
+Gold blocks (our addition; exact, and checked by the shared brute force). A block is a
+maximal interval of words that no known gold arc between two words crosses: with complete
+gold, a sentence of the Doc's gold forest (partial gold may give finer blocks).
+
+* Projection. For a set S of blocks, take any computation from c and keep only its moves
+  among S's nodes; where an S node d becomes the dependent of a node outside S (d is then
+  the top S node of the stack), attach d instead to the S node below it on the stack, or
+  make it a root when there is none. This is a computation from c|S (stack: 0 and the S
+  nodes of the stack, buffer: S's buffer words) whose loss on S's words is no larger:
+  the replaced arc crossed blocks, so it was wrong, unless d's gold head is unknown and
+  both arcs are free. So F(c) >= F(c|S) + F(c|rest).
+* Cut. If every stack word lies in S and S's buffer words come before the others, an
+  optimal computation for c|S followed by one for c|rest is a computation from c, so
+  F(c) = F(c|S) + F(c|rest). With S = the blocks up to E, the end of b's block, the later
+  blocks (entirely in the buffer) add the same to every successor: costs need only the
+  DP over the stack and the buffer b..E, not the Doc's whole buffer (`as_F_cut`).
+* Next block. When b lies in a later block than s0 (the top sentence has no word left in
+  the buffer), LEFT and RIGHT keep b's block whole, so their F splits once more into
+  F(stack, empty buffer) + F([0], b..E): two small DPs instead of one.
+* Mixed stacks do not split: when the model has put words of several gold sentences on
+  the stack, they must end as one tree (arc-standard reduces only the top two, and ROOT
+  needs a stack of one word), and the arcs that glue them interact with each sentence's
+  own loss; one DP covers the whole stack (still cut at E).
+* Each DP is [GSS14]'s when every block it touches is complete projective gold (their
+  union is a complete projective forest), even if other blocks of the Doc are not; the
+  §3.6 DP otherwise, with m <= the length of b's block instead of the Doc's buffer.
 """
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memset
@@ -38,40 +65,39 @@ cdef inline int imin(int a, int b) noexcept nogil:
     return a if a < b else b
 
 
-cdef int as_build(ASOracleC* o, const int32_t* heads, int n, bint force_general) noexcept nogil:
-    """Gold from token heads (a root points to itself, -1 = unknown) into oracle space,
-    with the CSR children, the projectivity test and, unless the [GSS14] DP is exact, the
-    Eisner charts of §3.6. Returns 0, or -1 if out of memory."""
-    cdef int i, h, d, a, c, e, s, t, u, v, best, N1, nn
+cdef int as_build(ASOracleC* o, const int32_t* heads, int n, bint force_general,
+                  bint split) noexcept nogil:
+    """Gold from token heads (a root points to itself, -1 = unknown) into oracle space:
+    CSR children, the gold blocks (one block for the Doc unless `split`), which blocks
+    need the §3.6 DP (non-projective or partial, or all with force_general) and, if any
+    does, the Eisner charts of every block. Returns 0, or -1 if out of memory."""
+    cdef int i, h, d, a, c, e, s, t, u, v, x, y, best, N1, J, L, Lmax, far, span
+    cdef long total
+    cdef bint gen
     memset(o, 0, sizeof(ASOracleC))
     o.n = n
     N1 = n + 1
     o.head = <int*>malloc(N1 * sizeof(int))
     o.kid_start = <int*>calloc(N1 + 1, sizeof(int))
     o.kids = <int*>malloc(N1 * sizeof(int))
-    o.stk2 = <int*>malloc((N1 + 2) * sizeof(int))
+    o.blk_of = <int*>malloc(N1 * sizeof(int))
+    o.blk_a = <int*>malloc(N1 * sizeof(int))
+    o.blk_e = <int*>malloc(N1 * sizeof(int))
+    o.blk_gen = <unsigned char*>calloc(N1, 1)
+    o.blk_off = <long*>calloc(N1, sizeof(long))
+    o.sub = <int*>malloc((N1 + 2) * sizeof(int))
     o.mark = <unsigned char*>calloc(N1 + 1, 1)
     o.R = <int*>malloc((N1 + 1) * sizeof(int))
     o.X = <int*>malloc((N1 + 2) * sizeof(int))
     o.sidx = <int*>calloc(N1 + 1, sizeof(int))
-    nn = (N1 + 2) * (N1 + 2)
-    o.S0 = <int*>malloc(nn * sizeof(int))
-    o.S1 = <int*>malloc(nn * sizeof(int))
-    o.Ir = <int*>malloc(nn * sizeof(int))
-    o.H0 = <int*>malloc((N1 + 1) * sizeof(int))
-    o.H1 = <int*>malloc((N1 + 1) * sizeof(int))
-    o.minU = <int*>malloc((N1 + 1) * sizeof(int))
-    o.minUnk = <int*>malloc((N1 + 1) * sizeof(int))
-    if not (o.head and o.kid_start and o.kids and o.stk2 and o.mark and o.R and o.X
-            and o.sidx and o.S0 and o.S1 and o.Ir and o.H0 and o.H1 and o.minU and o.minUnk):
+    if not (o.head and o.kid_start and o.kids and o.blk_of and o.blk_a and o.blk_e
+            and o.blk_gen and o.blk_off and o.sub and o.mark and o.R and o.X and o.sidx):
         return -1
     o.head[0] = -1
-    cdef bint complete = True
     for i in range(n):
         h = heads[i]
         if h < 0:
             o.head[i + 1] = AS_UNKNOWN
-            complete = False
         elif h == i:
             o.head[i + 1] = 0
         else:
@@ -81,7 +107,7 @@ cdef int as_build(ASOracleC* o, const int32_t* heads, int n, bint force_general)
             o.kid_start[o.head[d] + 1] += 1
     for i in range(N1):
         o.kid_start[i + 1] += o.kid_start[i]
-    cdef int* fill = <int*>malloc(N1 * sizeof(int))
+    cdef int* fill = <int*>calloc(N1 + 1, sizeof(int))
     if not fill:
         return -1
     for i in range(N1):
@@ -90,81 +116,165 @@ cdef int as_build(ASOracleC* o, const int32_t* heads, int n, bint force_general)
         if o.head[d] >= 0:
             o.kids[fill[o.head[d]]] = d
             fill[o.head[d]] += 1
-    free(fill)
-    # projectivity w.r.t. node 0 at the left (spec §1): no two arcs cross
-    cdef bint projective = True
+    # blocks: cut after word x unless a known arc between two words spans x, x+1
+    for i in range(N1 + 1):
+        fill[i] = 0                 # fill[lo]: furthest right end of an arc from lo
     for d in range(1, N1):
-        if not projective:
-            break
-        if o.head[d] < 0:
-            continue
-        a = imin(d, o.head[d])
-        c = d + o.head[d] - a
-        for e in range(1, N1):
-            if o.head[e] < 0 or e == d:
-                continue
-            s = imin(e, o.head[e])
-            t = e + o.head[e] - s
-            if a < s < c < t or s < a < t < c:
-                projective = False
+        h = o.head[d]
+        if h >= 1:
+            a = imin(d, h)
+            c = d + h - a
+            if c > fill[a]:
+                fill[a] = c
+    o.blk_of[0] = -1
+    o.nblk = 0
+    a = 1
+    far = 0
+    for x in range(1, N1):
+        if fill[x] > far:
+            far = fill[x]
+        if x == n or (split and far <= x):
+            o.blk_a[o.nblk] = a
+            o.blk_e[o.nblk] = x
+            for y in range(a, x + 1):
+                o.blk_of[y] = o.nblk
+            o.nblk += 1
+            a = x + 1
+    free(fill)
+    # per block: complete and projective w.r.t. node 0 (no two arcs cross) -> [GSS14]
+    o.paper_exact = True
+    Lmax = 0
+    total = 0
+    for J in range(o.nblk):
+        a = o.blk_a[J]
+        e = o.blk_e[J]
+        L = e - a + 1
+        if L > Lmax:
+            Lmax = L
+        gen = force_general
+        for d in range(a, e + 1):
+            if o.head[d] == AS_UNKNOWN:
+                gen = True
+        for d in range(a, e + 1):
+            if gen:
                 break
-    o.paper_exact = complete and projective and not force_general
+            s = imin(d, o.head[d])
+            t = d + o.head[d] - s
+            for y in range(a, e + 1):
+                if y == d:
+                    continue
+                u = imin(y, o.head[y])
+                v = y + o.head[y] - u
+                if s < u < t < v or u < s < v < t:
+                    gen = True
+                    break
+        o.blk_gen[J] = gen
+        if gen:
+            o.paper_exact = False
+        o.blk_off[J] = total
+        total += <long>L * L
     if o.paper_exact:
         return 0
-    # Eisner charts over the words 1..n (arc cost dlt), every sub-interval
-    o.Cl = <int*>malloc(N1 * N1 * sizeof(int))
-    o.Cr = <int*>malloc(N1 * N1 * sizeof(int))
-    cdef int* Il = <int*>malloc(N1 * N1 * sizeof(int))
-    cdef int* Irr = <int*>malloc(N1 * N1 * sizeof(int))
-    if not (o.Cl and o.Cr and Il and Irr):
+    # scratch of the §3.6 DP: its buffer part lies in one block (S0, S1, Ir grow with
+    # the stack, in as_F_general)
+    o.H0 = <int*>malloc((Lmax + 3) * sizeof(int))
+    o.H1 = <int*>malloc((Lmax + 3) * sizeof(int))
+    o.minU = <int*>malloc((Lmax + 3) * sizeof(int))
+    o.minUnk = <int*>malloc((Lmax + 3) * sizeof(int))
+    if not (o.H0 and o.H1 and o.minU and o.minUnk):
         return -1
-    for s in range(1, N1):
-        o.Cl[s * N1 + s] = 0
-        o.Cr[s * N1 + s] = 0
-    for span in range(1, n):
-        for s in range(1, N1 - span):
-            t = s + span
-            best = AS_INF
-            for u in range(s, t):
-                v = o.Cr[s * N1 + u] + o.Cl[(u + 1) * N1 + t]
-                if v < best:
-                    best = v
-            Irr[s * N1 + t] = best + dlt(o, s, t)       # s -> t
-            Il[s * N1 + t] = best + dlt(o, t, s)        # t -> s
-            best = AS_INF
-            for u in range(s + 1, t + 1):
-                v = Irr[s * N1 + u] + o.Cr[u * N1 + t]
-                if v < best:
-                    best = v
-            o.Cr[s * N1 + t] = best
-            best = AS_INF
-            for u in range(s, t):
-                v = o.Cl[s * N1 + u] + Il[u * N1 + t]
-                if v < best:
-                    best = v
-            o.Cl[s * N1 + t] = best
+    # Eisner charts (arc cost dlt) over every sub-interval of every block: a §3.6 DP over
+    # a mixed stack may have its buffer part in a projective block
+    o.Cl = <int*>malloc(total * sizeof(int))
+    o.Cr = <int*>malloc(total * sizeof(int))
+    cdef int* Il = <int*>malloc(<long>Lmax * Lmax * sizeof(int))
+    cdef int* Irr = <int*>malloc(<long>Lmax * Lmax * sizeof(int))
+    if not (o.Cl and o.Cr and Il and Irr):
+        free(Il)
+        free(Irr)
+        return -1
+    cdef int* Cl
+    cdef int* Cr
+    for J in range(o.nblk):
+        a = o.blk_a[J]
+        L = o.blk_e[J] - a + 1
+        Cl = o.Cl + o.blk_off[J]        # Cl[s * L + t]: words a + s .. a + t
+        Cr = o.Cr + o.blk_off[J]
+        for s in range(L):
+            Cl[s * L + s] = 0
+            Cr[s * L + s] = 0
+        for span in range(1, L):
+            for s in range(L - span):
+                t = s + span
+                best = AS_INF
+                for u in range(s, t):
+                    v = Cr[s * L + u] + Cl[(u + 1) * L + t]
+                    if v < best:
+                        best = v
+                Irr[s * L + t] = best + dlt(o, a + s, a + t)       # s -> t
+                Il[s * L + t] = best + dlt(o, a + t, a + s)        # t -> s
+                best = AS_INF
+                for u in range(s + 1, t + 1):
+                    v = Irr[s * L + u] + Cr[u * L + t]
+                    if v < best:
+                        best = v
+                Cr[s * L + t] = best
+                best = AS_INF
+                for u in range(s, t):
+                    v = Cl[s * L + u] + Il[u * L + t]
+                    if v < best:
+                        best = v
+                Cl[s * L + t] = best
     free(Il)
     free(Irr)
     return 0
 
 
 cdef void as_free(ASOracleC* o) noexcept nogil:
-    free(o.head); free(o.kid_start); free(o.kids); free(o.stk2); free(o.mark); free(o.R)
+    free(o.head); free(o.kid_start); free(o.kids); free(o.blk_of); free(o.blk_a)
+    free(o.blk_e); free(o.blk_gen); free(o.blk_off); free(o.sub); free(o.mark); free(o.R)
     free(o.X); free(o.T); free(o.sidx); free(o.S0); free(o.S1); free(o.Ir); free(o.H0)
     free(o.H1); free(o.minU); free(o.minUnk); free(o.Cl); free(o.Cr)
     memset(o, 0, sizeof(ASOracleC))
 
 
+cdef int as_F_cut(ASOracleC* o, const int* stk, int lL, int b, int e) noexcept nogil:
+    """F of the configuration cut at e: stack stk, buffer b..e (empty if b > e), e the end
+    of b's block or b - 1. [GSS14]'s DP if every block with a stack word or a buffer word
+    is complete projective gold, else the §3.6 DP."""
+    cdef int t
+    cdef bint gen = b <= e and o.blk_gen[o.blk_of[b]]
+    for t in range(1, lL):
+        if gen:
+            break
+        gen = o.blk_gen[o.blk_of[stk[t]]]
+    if gen:
+        o.last_path |= AS_PATH_GENERAL
+        return as_F_general(o, stk, lL, b, e)
+    o.last_path |= AS_PATH_PAPER
+    return as_F_paper(o, stk, lL, b, e)
+
+
 cdef int as_F(ASOracleC* o, const int* stk, int lL, int b) noexcept nogil:
-    if o.paper_exact:
-        return as_F_paper(o, stk, lL, b)
-    return as_F_general(o, stk, lL, b)
+    """F(c) of the whole configuration: the DP cut at the end of b's block plus the later
+    blocks, each from [0] alone."""
+    cdef int J, v, total
+    cdef int zero = 0
+    if b > o.n:
+        return as_F_cut(o, stk, lL, b, o.n)
+    J = o.blk_of[b]
+    total = as_F_cut(o, stk, lL, b, o.blk_e[J])
+    for J in range(J + 1, o.nblk):
+        v = as_F_cut(o, &zero, 1, o.blk_a[J], o.blk_e[J])
+        if total >= AS_INF or v >= AS_INF:
+            return AS_INF
+        total += v
+    return total
 
 
-cdef int as_F_paper(ASOracleC* o, const int* stk, int lL, int b) noexcept nogil:
-    """Future loss F(c) by [GSS14] Algorithm 1, corrected (spec §3.3, pseudocode §3.4).
-    Exact for complete projective gold."""
-    cdef int n = o.n
+cdef int as_F_paper(ASOracleC* o, const int* stk, int lL, int b, int e_buf) noexcept nogil:
+    """Future loss F(c) by [GSS14] Algorithm 1, corrected (spec §3.3, pseudocode §3.4),
+    for the buffer b..e_buf. Exact for complete projective gold."""
     cdef int t, i, k, nR, N, p, a, e, h, x, y, v, span
     cdef bint is_root
     cdef long size, idx
@@ -172,7 +282,7 @@ cdef int as_F_paper(ASOracleC* o, const int* stk, int lL, int b) noexcept nogil:
     for t in range(lL):
         o.mark[stk[t]] = 1
     nR = 0
-    for i in range(b, n + 1):
+    for i in range(b, e_buf + 1):
         is_root = o.head[i] < b
         if not is_root:
             for k in range(o.kid_start[i], o.kid_start[i + 1]):
@@ -229,8 +339,9 @@ cdef int as_F_paper(ASOracleC* o, const int* stk, int lL, int b) noexcept nogil:
     return T[(0 * W + (N - 1 - p)) * N + 0]
 
 
-cdef int as_F_general(ASOracleC* o, const int* stk, int lL, int b) noexcept nogil:
-    """Future loss F(c) for any arc-factored 0/1 loss (spec §3.6), factored as follows.
+cdef int as_F_general(ASOracleC* o, const int* stk, int lL, int b, int e) noexcept nogil:
+    """Future loss F(c) for any arc-factored 0/1 loss (spec §3.6) of the configuration
+    with buffer b..e (within one block, or empty), factored as follows.
 
     U_i[p](h) = best tree over σL[1..i] (top first) and the buffer prefix B[0..p-1] with
     root h (B[q] = node b + q). Its entries are kept as
@@ -245,9 +356,9 @@ cdef int as_F_general(ASOracleC* o, const int* stk, int lL, int b) noexcept nogi
     Right expansion: the root takes a segment root (via Ir / Cr), or a segment root B[q]
     takes the root (H[q] <- root value + δ + Cl(p, q)).
     """
-    cdef int n = o.n
-    cdef int N1 = n + 1
-    cdef int m = n + 1 - b
+    cdef int m = e + 1 - b if e >= b else 0
+    cdef int J = o.blk_of[b] if m > 0 else 0
+    cdef int L = o.blk_e[J] - o.blk_a[J] + 1
     cdef int i, k, p, q, r, v, t, best, mu, mk, h, x, y, kk, sk
     cdef int* S = o.S0
     cdef int* Sn = o.S1
@@ -255,9 +366,26 @@ cdef int as_F_general(ASOracleC* o, const int* stk, int lL, int b) noexcept nogi
     cdef int* Hn = o.H1
     cdef int* tmp
     cdef int* Ir = o.Ir
-    cdef const int* Cl = o.Cl
-    cdef const int* Cr = o.Cr
+    # Cl(b + s, b + t) = Cl[s * L + t], the same for Cr (the block's charts from b on)
+    cdef const int* Cl = NULL
+    cdef const int* Cr = NULL
+    if m > 0:
+        Cl = o.Cl + o.blk_off[J] + <long>(b - o.blk_a[J]) * (L + 1)
+        Cr = o.Cr + o.blk_off[J] + <long>(b - o.blk_a[J]) * (L + 1)
     cdef int rowS = lL          # S[p * lL + k - 1]
+    cdef long need = <long>(m + 1) * lL
+    if need > o.S_cap:
+        free(o.S0); free(o.S1); free(o.Ir)
+        o.S0 = <int*>malloc(need * sizeof(int))
+        o.S1 = <int*>malloc(need * sizeof(int))
+        o.Ir = <int*>malloc(need * sizeof(int))
+        o.S_cap = need
+        if not (o.S0 and o.S1 and o.Ir):
+            o.S_cap = 0
+            return AS_INF
+    S = o.S0
+    Sn = o.S1
+    Ir = o.Ir
     for k in range(1, lL + 1):
         o.sidx[stk[lL - k]] = k
     for t in range((m + 1) * rowS):
@@ -276,7 +404,7 @@ cdef int as_F_general(ASOracleC* o, const int* stk, int lL, int b) noexcept nogi
                     for r in range(p):
                         v = Ir[r * rowS + k - 1]
                         if v < AS_INF:
-                            v += Cr[(b + r) * N1 + (b + p - 1)]
+                            v += Cr[r * L + p - 1]
                             if v < best:
                                 best = v
                     S[p * rowS + k - 1] = best
@@ -292,7 +420,7 @@ cdef int as_F_general(ASOracleC* o, const int* stk, int lL, int b) noexcept nogi
             for q in range(p):
                 v = H[q]
                 if v < AS_INF:
-                    v += Cr[(b + q) * N1 + (b + p - 1)]
+                    v += Cr[q * L + p - 1]
                     if v < mu:
                         mu = v
                     if o.head[b + q] == AS_UNKNOWN and v < mk:
@@ -308,7 +436,7 @@ cdef int as_F_general(ASOracleC* o, const int* stk, int lL, int b) noexcept nogi
                     continue
                 h = stk[lL - k]
                 for r in range(p, m):
-                    t = v + Cl[(b + p) * N1 + (b + r)] + dlt(o, h, b + r)
+                    t = v + Cl[p * L + r] + dlt(o, h, b + r)
                     if t < Ir[r * rowS + k - 1]:
                         Ir[r * rowS + k - 1] = t
             # right expansion, a segment root B[q] (q >= p) takes the root
@@ -321,9 +449,9 @@ cdef int as_F_general(ASOracleC* o, const int* stk, int lL, int b) noexcept nogi
                     if sk and sk <= i:
                         best = imin(best, S[p * rowS + sk - 1])
                     elif b <= h < b + p and H[h - b] < AS_INF:
-                        best = imin(best, H[h - b] + Cr[h * N1 + (b + p - 1)])
+                        best = imin(best, H[h - b] + Cr[(h - b) * L + p - 1])
                 if best < AS_INF:
-                    best += Cl[(b + p) * N1 + y]
+                    best += Cl[p * L + q]
                     if best < H[q]:
                         H[q] = best
         if i == lL:
@@ -344,7 +472,7 @@ cdef int as_F_general(ASOracleC* o, const int* stk, int lL, int b) noexcept nogi
                 if sk and sk <= i:
                     best = imin(best, S[p * rowS + sk - 1])
                 elif b <= h < b + p and H[h - b] < AS_INF:
-                    best = imin(best, H[h - b] + Cr[h * N1 + (b + p - 1)])
+                    best = imin(best, H[h - b] + Cr[(h - b) * L + p - 1])
             Sn[p * rowS + i] = best if best < AS_INF else AS_INF
         for q in range(m):
             Hn[q] = H[q] + dlt(o, b + q, x) if H[q] < AS_INF else AS_INF
@@ -356,38 +484,62 @@ cdef int as_F_general(ASOracleC* o, const int* stk, int lL, int b) noexcept nogi
     return v if v < AS_INF else AS_INF
 
 
-cdef void as_values(ASOracleC* o, const int* stk, int lL, int b, const int* want,
-                    int* val) noexcept nogil:
-    """val[0], val[1], val[2] = δ(arc) + F(successor) of sh, la, ra (spec §3.5), AS_INF
-    where not wanted or not valid in the spec's system (la needs s2 != 0)."""
-    cdef int t, s1, s2
-    cdef int* st2 = o.stk2
+cdef void as_costs(ASOracleC* o, const int* stk, int lL, int b, const int* want,
+                   int* val) noexcept nogil:
+    """val[0], val[1], val[2] = δ(arc) + F(successor) of sh, la, ra (spec §3.5), all three
+    minus the same constant (the F of the blocks after b's block, module docstring),
+    AS_INF where not wanted or not valid in the spec's system (la needs s2 != 0)."""
+    cdef int n = o.n
+    cdef int d = lL - 1                 # stack words
+    cdef int e = n                      # end of b's block: the DPs' buffer is b..e
+    cdef int e2                         # the same for la / ra
+    cdef int s1 = 0, s2 = 0, t, fb = 0
+    cdef int zero = 0
+    cdef int* sub = o.sub
     val[0] = val[1] = val[2] = AS_INF
-    if want[0] and b <= o.n:
-        for t in range(lL):
-            st2[t] = stk[t]
-        st2[lL] = b
-        val[0] = as_F(o, st2, lL + 1, b + 1)
-    if lL >= 2:
+    o.last_path = 0
+    if b <= n:
+        e = o.blk_e[o.blk_of[b]]
+    if e < n:
+        o.last_path |= AS_PATH_CUT
+    if d >= 1:
         s1 = stk[lL - 1]
+        if o.blk_of[stk[1]] != o.blk_of[s1]:
+            o.last_path |= AS_PATH_MIXED
+    if d >= 2:
         s2 = stk[lL - 2]
-        if want[1] and lL >= 3:
-            for t in range(lL - 2):
-                st2[t] = stk[t]
-            st2[lL - 2] = s1
-            val[1] = dlt(o, s1, s2) + as_F(o, st2, lL - 1, b)
-        if want[2]:
-            val[2] = dlt(o, s2, s1) + as_F(o, stk, lL - 1, b)
+    if want[0] and b <= n:              # sh
+        for t in range(lL):
+            sub[t] = stk[t]
+        sub[lL] = b
+        val[0] = as_F_cut(o, sub, lL + 1, b + 1, e)
+    e2 = e
+    if d >= 1 and b <= n and o.blk_of[b] != o.blk_of[s1] and (want[1] or want[2]):
+        # b's block is untouched by la / ra: F = F(stack', nothing) + F([0], b..e)
+        o.last_path |= AS_PATH_NEXT
+        fb = as_F_cut(o, &zero, 1, b, e)
+        e2 = b - 1
+    if want[1] and d >= 2:              # la: s1 -> s2, s2 leaves the stack
+        for t in range(lL - 2):
+            sub[t] = stk[t]
+        sub[lL - 2] = s1
+        val[1] = dlt(o, s1, s2) + as_F_cut(o, sub, lL - 1, b, e2) + fb
+    if want[2] and d >= 1:              # ra: s2 -> s1 (s2 = 0: ROOT), s1 leaves the stack
+        val[2] = dlt(o, s2, s1) + as_F_cut(o, stk, lL - 1, b, e2) + fb
 
 
 cdef class ArcStandardOracle:
-    """Python handle (tests, benchmarks): owns one ASOracleC."""
+    """Python handle (tests, benchmarks): owns one ASOracleC.
 
-    def __init__(self, heads, force_general=False):
+    heads: token heads (a root points to itself, -1 or None = unknown);
+    force_general: the §3.6 DP for every block; split=False: one block for the whole Doc
+    (the oracle before the block decomposition, for comparisons)."""
+
+    def __init__(self, heads, force_general=False, split=True):
         import numpy
         arr = numpy.asarray([(-1 if h is None else h) for h in heads], dtype=numpy.int32)
         cdef int32_t[::1] view = arr
-        if as_build(&self.c, &view[0], len(arr), force_general) < 0:
+        if as_build(&self.c, &view[0], len(arr), force_general, split) < 0:
             raise MemoryError()
 
     def __dealloc__(self):
@@ -395,7 +547,19 @@ cdef class ArcStandardOracle:
 
     @property
     def paper_exact(self):
+        """Every block is complete projective gold (the [GSS14] DP everywhere)."""
         return bool(self.c.paper_exact)
+
+    @property
+    def blocks(self):
+        """[(first token, last token, "paper" or "general")] of the gold blocks."""
+        return [(self.c.blk_a[J] - 1, self.c.blk_e[J] - 1,
+                 "general" if self.c.blk_gen[J] else "paper") for J in range(self.c.nblk)]
+
+    @property
+    def last_path(self):
+        """AS_PATH_* flags of the last costs() call."""
+        return self.c.last_path
 
     def future(self, stack, int b):
         """F(c) for a stack of nodes (bottom -> top, starting with 0) and buffer start b."""
@@ -403,3 +567,19 @@ cdef class ArcStandardOracle:
         arr = numpy.asarray(stack, dtype=numpy.intc)
         cdef int[::1] v = arr
         return as_F(&self.c, &v[0], len(arr), b)
+
+    def costs(self, stack, int b):
+        """{"sh", "la", "ra": cost} of the spec's moves valid in the configuration (node
+        space, as future()), from as_costs, the function training uses."""
+        import numpy
+        arr = numpy.asarray(stack, dtype=numpy.intc)
+        cdef int[::1] v = arr
+        cdef int lL = len(arr)
+        cdef int want[3]
+        cdef int val[3]
+        want[0] = b <= self.c.n
+        want[1] = lL >= 3
+        want[2] = lL >= 2
+        as_costs(&self.c, &v[0], lL, b, want, val)
+        best = min(val[i] for i in range(3) if want[i])
+        return {name: val[i] - best for i, name in enumerate(("sh", "la", "ra")) if want[i]}
