@@ -39,8 +39,7 @@ from .system_base cimport (
     shift_is_valid, root_is_valid, pop_as_root,
 )
 from .lr_spine_oracle cimport (
-    LRSGold, LRSElem, LRSWork, LRS_INF, LRS_MAXK, lrs_gold_build, lrs_gold_free,
-    LRSpineGold,
+    LRSGold, LRSElem, LRSWork, LRS_INF, LRS_MAXK, LRSpineGold,
 )
 
 cdef enum:
@@ -249,8 +248,8 @@ cdef class LRSpine(DynOracleSystem):
     options = {"max_k": 2}
     cdef readonly int K
     cdef LRSWork work
-    cdef LRSGold scratch_gold
     cdef vector[LRSElem] _elems
+    cdef readonly long missing_oracle   # move_costs calls on a gold without oracle data
 
     def __init__(self, strings, labels_by_action=None, min_freq=None, *,
                  projectivize=None, oracle="dynamic", **options):
@@ -261,9 +260,6 @@ cdef class LRSpine(DynOracleSystem):
         self.work = LRSWork(K)
         DynOracleSystem.__init__(self, strings, labels_by_action, min_freq,
                                  projectivize=projectivize, oracle=oracle, **options)
-
-    def __dealloc__(self):
-        lrs_gold_free(&self.scratch_gold)
 
     @property
     def move_types(self):
@@ -391,12 +387,13 @@ cdef class LRSpine(DynOracleSystem):
             n_valid += valid[m] != 0
         if n_valid <= 1:
             return
-        if gold.extra != NULL:
-            g = <const LRSGold*>gold.extra
-        else:   # a bare DynGold (Simulator): build the oracle's gold here
-            lrs_gold_free(&self.scratch_gold)
-            lrs_gold_build(&self.scratch_gold, gold.heads, gold.length)
-            g = &self.scratch_gold
+        if gold.extra == NULL:
+            # Only a DynGold made by hand gets here: init_gold and the Simulator attach
+            # the oracle's gold (attach_oracle). No costs (all 0) rather than a crash;
+            # set_costs and step_batch raise before reaching this point.
+            self.missing_oracle += 1
+            return
+        g = <const LRSGold*>gold.extra
         self.read_elems(st)
         want[0] = st.buffer_length() > 0
         for k in range(1, 2 * K + 1):
@@ -444,6 +441,23 @@ cdef class LRSpine(DynOracleSystem):
     def attach_oracle(self, DynGold gold):
         """The base's hook (init_gold and the Simulator): the oracle's gold, once per Doc."""
         return attach_oracle(gold)
+
+    cdef int set_costs(self, int* is_valid, weight_t* costs,
+                       const StateC* state, gold) except -1:
+        require_oracle(gold)
+        return DynOracleSystem.set_costs(self, is_valid, costs, state, gold)
+
+    def step_batch(self, states, golds, scores, d_scores, follow_oracle, seen):
+        for gold in golds:
+            require_oracle(gold)
+        return DynOracleSystem.step_batch(self, states, golds, scores, d_scores,
+                                          follow_oracle, seen)
+
+
+def require_oracle(DynGold gold):
+    if gold.c.extra == NULL:
+        raise ValueError("lr_spine: the gold has no oracle data; build it with "
+                         "moves.attach_oracle(gold) (init_gold does)")
 
 
 def attach_oracle(DynGold gold):
