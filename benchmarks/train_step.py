@@ -31,6 +31,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--treebank", default="UD_Hungarian-Szeged")
     ap.add_argument("--systems", default="", help="comma-separated (default: every registered one)")
+    ap.add_argument("--oracles", default="", help="comma-separated subset (default: each system's oracles)")
+    ap.add_argument("--option", action="append", default=[],
+                    help="system option KEY=VALUE for the systems that have it (e.g. degree=3), repeatable")
     ap.add_argument("--batches", type=int, default=20, help="batches of --batch-docs Docs (10 sentences each)")
     ap.add_argument("--batch-docs", type=int, default=2)
     ap.add_argument("--reps", type=int, default=3)
@@ -43,10 +46,15 @@ def main():
     train, _ = treebank_files(args.treebank)
     n_docs = args.batches * args.batch_docs
     pipes = {("spacy", "stock"): build_nlp("spacy_parser.cfg", train)}
+    options = dict(kv.split("=", 1) for kv in args.option)
+    only = csv_list(args.oracles)
     for name, cls in registered_systems(csv_list(args.systems)):
+        opts = {k: v for k, v in options.items() if k in getattr(cls, "options", {})}
         for oracle in cls.oracles:
+            if only and oracle not in only and not oracle.startswith("static"):
+                continue
             try:
-                nlp = build_nlp("dynoracle.cfg", train, system_overrides(name, oracle))
+                nlp = build_nlp("dynoracle.cfg", train, system_overrides(name, oracle, **opts))
             except Exception as err:  # an oracle that cannot be built is reported, not fatal
                 print(f"# {name} {oracle}: {err!r}")
                 continue
@@ -73,13 +81,16 @@ def main():
     times = {k: [t[clock] for t in ts] for k, ts in times.items()}
     print(f"{args.treebank}: {n_updates} updates of {args.batch_docs} Docs ({n_words} words), "
           f"{args.reps} interleaved repetitions; {args.clock} seconds per update median (min-max); "
-          f"ratio = median / the same system's static median")
+          f"ratio = median / the same system's static median (static-lazy for swap)")
     print(f"{'system':14}{'oracle':16}{'s/update':>10}{'min':>9}{'max':>9}{'words/s':>10}{'÷ static':>10}{'÷ spaCy':>9}")
     stock = statistics.median(times[("spacy", "stock")])
     out = []
     for (name, oracle), ts in times.items():
         med = statistics.median(ts)
-        static = times.get((name, "static"))
+        # the reference: the system's "static" oracle (swap: static-lazy, its "static")
+        ref = next((o for o in ("static", "static-lazy") if (name, o) in times), None) or next(
+            (o for (n, o) in times if n == name and o.startswith("static")), None)
+        static = times.get((name, ref))
         ratio = med / statistics.median(static) if static else None
         per = [t / n_updates for t in ts]
         print(f"{name:14}{oracle:16}{statistics.median(per):>10.4f}{min(per):>9.4f}{max(per):>9.4f}"
