@@ -8,7 +8,8 @@ spec dp_tabulation.md §7) at n = 30, 60, 100 words, on random float64 window-sc
 
 Prints the median and min wall time per call (ms) of: Viterbi + backtrace (decode) and
 inside + outside + arc marginals (marginals) for arc-hybrid (plain O(n^3) chart and the
-context O(n^4) chart), arc-eager (plain chart, head flags of s0 in the windows) and
+context O(n^4) chart), arc-eager (plain chart, head flags of s0 in the windows; context
+chart) and
 arc-standard (O(n^5), up to --standard-max). Wall time: run it on an otherwise idle CPU. The
 spec's plain C max-plus kernel for the arc-eager/hybrid O(n^3) window DP: about
 0.07 / 0.5 / 2.3 ms at n = 30 / 60 / 100 (float32, single thread).
@@ -65,6 +66,11 @@ def main():
             rows.append(("arc_hybrid decode  context O(n^4)", lambda: tab.hybrid_viterbi(*hc)))
             rows.append(("arc_hybrid marginals context O(n^4)",
                          lambda: tab.hybrid_inside_outside(*hc)))
+            ec = [rng.normal(size=(2, N1, N1, N1)), rng.normal(size=(2, N1, N1, N1))] + e[2:]
+            rows.append(("arc_eager  decode  context O(n^4)",
+                         lambda: tab.eager_viterbi(*ec, context=True)))
+            rows.append(("arc_eager  marginals context O(n^4)",
+                         lambda: tab.eager_inside_outside(*ec, context=True)))
         if n <= args.standard_max:
             rows.append(("arc_standard decode O(n^5)", lambda: tab.standard_viterbi(*h)))
             rows.append(("arc_standard marginals O(n^5)", lambda: tab.standard_inside_outside(*h)))

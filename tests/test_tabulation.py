@@ -8,6 +8,7 @@ differences, and a negative control showing that the comparison can fail.
 The scorers below read each state's window straight off the Simulator (stack, buffer,
 heads), independently of the chart's index arithmetic.
 """
+import functools
 import math
 import random
 
@@ -66,21 +67,22 @@ def hybrid_scorer(t):
     return score
 
 
-def eager_tables(n, rng, integer, flagged=True, window2=False):
+def eager_tables(n, rng, integer, flagged=True, window2=False, ctx=False):
     N1 = n + 1
 
     def draw(*shape):
         return rng.integers(-6, 7, size=shape).astype(float) if integer else rng.uniform(-2, 2, size=shape)
 
     f = (2,) if flagged else ()
+    c = (N1,) if ctx else ()            # context chart: shift/right also read s1
     if window2:                         # every move reads (s0, b0) only
         return {"shift": draw(N1, N1), "right": draw(N1, N1), "left": draw(N1, N1),
                 "reduce": draw(N1, N1), "root": draw(N1, N1)}
-    return {"shift": draw(*f, N1, N1), "right": draw(*f, N1, N1), "left": draw(N1, N1, N1),
+    return {"shift": draw(*f, *c, N1, N1), "right": draw(*f, *c, N1, N1), "left": draw(N1, N1, N1),
             "reduce": draw(*f, N1, N1, N1), "root": draw(N1, N1)}
 
 
-def eager_scorer(t):
+def eager_scorer(t, ctx=False):
     n = t["root"].shape[0] - 1
 
     def score(sim, action):
@@ -91,6 +93,8 @@ def eager_scorer(t):
         flag = int(bool(st) and heads[s0] != -1)       # s0 pushed by RIGHT
         if action in ("SHIFT", "RIGHT"):
             a = t[action.lower()]
+            if ctx:
+                return a[flag, s1, s0, b0] if a.ndim == 4 else a[s1, s0, b0]
             return a[flag, s0, b0] if a.ndim == 3 else a[s0, b0]
         if action == "REDUCE":
             a = t["reduce"]
@@ -119,6 +123,8 @@ SYSTEMS = {
 def variants():
     out = [("arc_hybrid", {}, ""), ("arc_hybrid", {"ctx": True}, "-context"),
            ("arc_eager", {}, "-flags"), ("arc_eager", {"flagged": False}, "-noflags"),
+           ("arc_eager", {"ctx": True}, "-context"),
+           ("arc_eager", {"ctx": True, "flagged": False}, "-context-noflags"),
            ("arc_standard", {}, ""), ("arc_hybrid", {"window2": True}, "-s0b0"),
            ("arc_eager", {"window2": True}, "-s0b0"), ("arc_standard", {"window2": True}, "-s0b0")]
     return [pytest.param(s, o, id=s + suffix,
@@ -126,8 +132,25 @@ def variants():
                          pytest.mark.skip(reason=f"{s} is not built")) for s, o, suffix in out]
 
 
-def run_dp(system, tables):
-    _, _, vit, io, order = SYSTEMS[system]
+def kernels(system, opts=None):
+    """(viterbi, inside_outside) of a variant: arc_eager's context chart is a keyword (its
+    flagged plain tables and unflagged context tables both have 3 axes); arc_hybrid's is
+    selected by the 3-D shift table."""
+    _, _, vit, io, _ = SYSTEMS[system]
+    if system == "arc_eager" and (opts or {}).get("ctx"):
+        return functools.partial(vit, context=True), functools.partial(io, context=True)
+    return vit, io
+
+
+def scorer_for(system, tables, opts=None):
+    if system == "arc_eager":
+        return eager_scorer(tables, ctx=bool((opts or {}).get("ctx")))
+    return SYSTEMS[system][1](tables)
+
+
+def run_dp(system, tables, opts=None):
+    order = SYSTEMS[system][4]
+    vit, io = kernels(system, opts)
     args = [tables[k] for k in order]
     best, moves = vit(*args)
     logZ, marg, grads = io(*args, gradients=True)
@@ -147,11 +170,11 @@ def replay(system, n, moves, score):
 
 def check_case(system, n, rng, integer, **opts):
     """All of spec §9 tests 1-5 on one random input; returns the brute-force result."""
-    make, scorer, _, _, _ = SYSTEMS[system]
+    make = SYSTEMS[system][0]
     tables = make(n, rng, integer, **opts)
-    score = scorer(tables)
+    score = scorer_for(system, tables, opts)
     bf = search_computations(Simulator(system, n), score)
-    best, moves, logZ, marg, _ = run_dp(system, tables)
+    best, moves, logZ, marg, _ = run_dp(system, tables, opts)
     # 1. Viterbi == max over every complete computation (integers: exact)
     if integer:
         assert best == bf["best"], (system, n, best, bf["best"])
@@ -221,7 +244,8 @@ def test_invalid_moves_as_minus_inf():
 @pytest.mark.parametrize("system,opts", variants())
 def test_gradients_are_expected_move_counts(system, opts):
     """d logZ / d table (spec §6: expected transition counts) against central differences."""
-    make, _, _, io, order = SYSTEMS[system]
+    make, order = SYSTEMS[system][0], SYSTEMS[system][4]
+    io = kernels(system, opts)[1]
     rng = np.random.default_rng(11)
     n = 4
     tables = make(n, rng, False, **opts)
@@ -311,7 +335,8 @@ WINDOWS = {"arc_hybrid": tab.hybrid_windows, "arc_eager": tab.eager_windows,
 def test_windows_are_all_the_chart_reads(system, opts):
     """*_windows lists every table entry the chart reads: tables that are NaN everywhere
     else give the same logZ, marginals and Viterbi score (a NaN read would drop a rule)."""
-    make, _, vit, io, order = SYSTEMS[system]
+    make, order = SYSTEMS[system][0], SYSTEMS[system][4]
+    vit, io = kernels(system, opts)
     rng = np.random.default_rng(17)
     for n in range(1, 7):
         full = make(n, rng, False, **opts)
@@ -349,6 +374,20 @@ def test_negative_control_untied_context():
         args = [t[k] for k in ("shift", "left", "right", "root")]
         assert tab.hybrid_viterbi(*args)[0] == bf["best"]
         wrong += tab.hybrid_viterbi(*args, _untie_context=True)[0] != bf["best"]
+    assert wrong > 0
+
+
+def test_negative_control_untied_context_eager():
+    """The same control for the arc-eager context chart [i^b, j; p]."""
+    rng = np.random.default_rng(6)
+    wrong = 0
+    for _ in range(6):
+        n = 4
+        t = eager_tables(n, rng, integer=True, ctx=True)
+        bf = search_computations(Simulator("arc_eager", n), eager_scorer(t, ctx=True))
+        args = [t[k] for k in ("shift", "right", "left", "reduce", "root")]
+        assert tab.eager_viterbi(*args, context=True)[0] == bf["best"]
+        wrong += tab.eager_viterbi(*args, context=True, _untie_context=True)[0] != bf["best"]
     assert wrong > 0
 
 

@@ -24,6 +24,8 @@ arc-eager, REDUCE pops an R top *or* an L top onto s1; RIGHT never onto an empty
     reduce[f, s1, s0, b0]                  (2, N1, N1, N1)  f = head flag of s0
     root[s0, b0]                           (N1, N1)
   (shift/right/reduce may omit the flag axis: the same scores for both flags.)
+    context=True: shift[f, s1, s0, b0], right[f, s1, s0, b0] (2, N1, N1, N1) (or without
+    the flag axis), chart [i^b, j; p] (spec §5.4 row 2, §5.5), O(n^4)
 
 arc_standard (SHIFT, LEFT: s0 -> s1, RIGHT: s1 -> s0, ROOT of arc_standard.pyx): the
 arc_hybrid tables with a 2-D shift; chart [i, h, j] (spec §3.1), O(n^5).
@@ -444,8 +446,10 @@ cdef void hybc_marginals(const Hyb* t, const double* I, const double* O, double 
 # ==== arc-eager, package variant (spec §3.2, with the corrected REDUCE) ====================
 cdef struct Eag:
     int n
-    const double* shift     # [f, s0, b0]
-    const double* right     # [f, s0, b0]
+    int ctx                 # context items [i^b, j; p] (spec §5.5): shift/right also read s1
+    int untie               # negative control only (spec §9.6): right premise's context not tied
+    const double* shift     # [f, s0, b0]; context chart: [f, s1, s0, b0]
+    const double* right     # [f, s0, b0]; context chart: [f, s1, s0, b0]
     const double* left      # [s1, s0, b0]
     const double* reduce    # [f, s1, s0, b0]
     const double* root      # [s0, b0]
@@ -649,6 +653,227 @@ cdef void eag_outside_marg(const Eag* t, const double* I, double* O, double* OM,
                         else:
                             g_reduce[((f * N1 + i - 1) * N1 + k - 1) * N1 + j - 1] += pe
                 Oi[k] = lfin(Mv, Sv)
+
+
+# -- arc-eager context items [i^b, j; p] (spec §5.4 row 2, §5.5) ----------------------------
+cdef inline long ecidx(int W, int p, int b, int i, int j) noexcept nogil:
+    return ((<long>p * 2 + b) * W + i) * W + j
+
+
+cdef inline double e_push_c(const Eag* t, int code, int b, int p, int i, int k) noexcept nogil:
+    """Push of k onto top i (flag b) with p directly below i: SHIFT or RIGHT in the window
+    (s1 = p, s0 = i, b0 = k); p = 0 (the virtual root) reads as none. RIGHT never onto an
+    empty stack."""
+    cdef int n = t.n, N1 = t.n + 1
+    if code == E_RA_REDUCE:
+        if i == 0:
+            return NEG
+        return t.right[((b * N1 + sw(p, n)) * N1 + i - 1) * N1 + k - 1]
+    return t.shift[((b * N1 + sw(p, n)) * N1 + sw(i, n)) * N1 + k - 1]
+
+
+cdef void eagc_fill(const Eag* t, int sr, double* E, int* bp, double* R0, int* R0m,
+                    double* R1, double* M, double* S) noexcept nogil:
+    """E[p][b][i][j]: push computation of i (flag b) over [i, j) with p directly below i
+    (p = 0 for i = 0: empty stack). Rule [p; b; i,k][i; b'; k,j] |- [p; b; i,j]: the right
+    premise's context is the left premise's head i (spec §5.5). The reduce-type move reads
+    (s1 = i, s0 = k, b0 = j) only, so per i the right-premise sums are computed once and
+    shared by every (p, b): R0[k][j] over the b' = 0 codes (LEFT, REDUCE of an L top, ROOT;
+    R0m: the best code), R1[k][j] for b' = 1 (REDUCE of an R top). Then, as in eag_fill,
+    k ascending, rules pushed into every j > k."""
+    cdef int n = t.n, P = t.n + 1, W = t.n + 2, N1 = t.n + 1
+    cdef int i, j, k, p, b, pmax, nb, si, cx, c0
+    cdef long x
+    cdef double v, v0, v1, L, Ls, Lr
+    cdef double* row
+    cdef const double* E0
+    cdef const double* E1
+    cdef const double* lrow
+    for x in range(<long>2 * W * W * W):
+        E[x] = NEG
+    for i in range(P - 1, -1, -1):
+        si = sw(i, n)
+        for k in range(i + 1, P):
+            cx = (k - 1) if t.untie else i
+            E0 = E + ecidx(W, cx, 0, k, 0)
+            E1 = E + ecidx(W, cx, 1, k, 0)
+            lrow = t.left + si * t.ls1 + (k - 1) * N1 - 1
+            for j in range(k + 1, P + 1):
+                v0 = E0[j] + lrow[j] if j <= n else NEG                   # LEFT
+                c0 = E_SH_LEFT
+                if i == 0:
+                    v1 = E0[j] + t.root[(k - 1) * N1 + j - 1]            # ROOT
+                    R1[k * W + j] = NEG
+                else:
+                    v1 = E0[j] + t.reduce[(i - 1) * t.ds1 + (k - 1) * N1 + j - 1]
+                    R1[k * W + j] = E1[j] + t.reduce[t.dfl + (i - 1) * t.ds1 + (k - 1) * N1 + j - 1]
+                if sr == SR_MAX:
+                    if v1 > v0:
+                        v0 = v1
+                        c0 = E_SH_ROOT if i == 0 else E_SH_REDUCE
+                    R0[k * W + j] = v0
+                    R0m[k * W + j] = c0
+                else:
+                    R0[k * W + j] = lse2(v0, v1)
+        pmax = i if i > 0 else 1                # contexts 0..i-1 (i = 0: one, "none")
+        nb = 2 if i > 0 else 1                  # the virtual root has no head flag
+        for p in range(pmax):
+            for b in range(nb):
+                row = E + ecidx(W, p, b, i, 0)
+                for j in range(W):
+                    M[j] = NEG
+                    S[j] = 0.0
+                row[i + 1] = 0.0
+                for k in range(i + 1, P):
+                    if k > i + 1 and sr == SR_LOG:
+                        row[k] = lfin(M[k], S[k])
+                    L = row[k]
+                    if L == NEG:
+                        continue
+                    Ls = L + e_push_c(t, E_SH_LEFT, b, p, i, k)
+                    Lr = L + e_push_c(t, E_RA_REDUCE, b, p, i, k)
+                    if sr == SR_MAX:
+                        for j in range(k + 1, P + 1):
+                            v = Ls + R0[k * W + j]
+                            if v > row[j]:
+                                row[j] = v
+                                bp[ecidx(W, p, b, i, j)] = k * 8 + R0m[k * W + j]
+                            v = Lr + R1[k * W + j]
+                            if v > row[j]:
+                                row[j] = v
+                                bp[ecidx(W, p, b, i, j)] = k * 8 + E_RA_REDUCE
+                    else:
+                        for j in range(k + 1, P + 1):
+                            lacc(&M[j], &S[j], Ls + R0[k * W + j])
+                            lacc(&M[j], &S[j], Lr + R1[k * W + j])
+                if sr == SR_LOG and P > i + 1:
+                    row[P] = lfin(M[P], S[P])
+
+
+cdef void eagc_trace(const int* bp, int W, int p, int b, int i, int j, signed char* out,
+                     int* pos) noexcept nogil:
+    cdef int x, k, code
+    if j == i + 1:
+        return
+    x = bp[ecidx(W, p, b, i, j)]
+    k = x // 8
+    code = x % 8
+    eagc_trace(bp, W, p, b, i, k, out, pos)
+    out[pos[0]] = T_RIGHT if code == E_RA_REDUCE else T_SHIFT
+    pos[0] += 1
+    eagc_trace(bp, W, i, 1 if code == E_RA_REDUCE else 0, k, j, out, pos)
+    if code == E_SH_LEFT:
+        out[pos[0]] = T_LEFT
+    elif code == E_SH_ROOT:
+        out[pos[0]] = T_ROOT
+    else:
+        out[pos[0]] = T_REDUCE
+    pos[0] += 1
+
+
+cdef void eagc_outside(const Eag* t, const double* I, double* O, double* buf) noexcept nogil:
+    """Pull-form outside for the context chart, by decreasing span: [c; f; a, e] is the left
+    premise of [c; f; a, j] (with [a; f'; e, j]) and, for a pushed word a, the right premise
+    of [pp; g; c, e] (with [pp; g; c, a]) for every code whose pushed flag is f."""
+    cdef int P = t.n + 1, W = t.n + 2
+    cdef int a, e, c, f, j, pp, g, span, nt, arg, cmax, nf, ppmax, ng, code, fp
+    cdef long x
+    cdef double v, red, Oj, Ir
+    for x in range(<long>2 * W * W * W):
+        O[x] = NEG
+    O[ecidx(W, 0, 0, 0, P)] = 0.0
+    for span in range(P - 1, 0, -1):
+        for a in range(0, P - span + 1):
+            e = a + span
+            cmax = a if a > 0 else 1
+            nf = 2 if a > 0 else 1
+            for c in range(cmax):
+                for f in range(nf):
+                    nt = 0
+                    for j in range(e + 1, P + 1):
+                        Oj = O[ecidx(W, c, f, a, j)]
+                        if Oj == NEG:
+                            continue
+                        for code in range(4):
+                            fp = 1 if code == E_RA_REDUCE else 0
+                            Ir = I[ecidx(W, a, fp, e, j)]
+                            if Ir == NEG:
+                                continue
+                            v = Oj + Ir + e_push_c(t, code, f, c, a, e) + e_pop(t, code, a, e, j)
+                            if v > NEG:
+                                buf[nt] = v
+                                nt += 1
+                    if a >= 1:
+                        ppmax = c if c > 0 else 1
+                        ng = 2 if c > 0 else 1
+                        for code in range(4):
+                            if (1 if code == E_RA_REDUCE else 0) != f:
+                                continue
+                            red = e_pop(t, code, c, a, e)
+                            if not red > NEG:
+                                continue
+                            for pp in range(ppmax):
+                                for g in range(ng):
+                                    if O[ecidx(W, pp, g, c, e)] == NEG or I[ecidx(W, pp, g, c, a)] == NEG:
+                                        continue
+                                    v = (O[ecidx(W, pp, g, c, e)] + I[ecidx(W, pp, g, c, a)]
+                                         + e_push_c(t, code, g, pp, c, a) + red)
+                                    if v > NEG:
+                                        buf[nt] = v
+                                        nt += 1
+                    O[ecidx(W, c, f, a, e)] = reduce_terms(SR_LOG, buf, nt, &arg)
+
+
+cdef void eagc_marginals(const Eag* t, const double* I, const double* O, double logZ,
+                         double* marg, double* g_shift, double* g_right, double* g_left,
+                         double* g_reduce, double* g_root) noexcept nogil:
+    """Posterior of every rule instance [p; b; i,k][i; b'; k,j] -> arc marginals and, if
+    g_shift != NULL, expected move counts per window (spec §6)."""
+    cdef int n = t.n, P = t.n + 1, W = t.n + 2, N1 = t.n + 1
+    cdef int p, b, i, k, j, pmax, nb, code, fp, si
+    cdef double Oo, Il, Ir, push, pop, pe
+    for i in range(0, P):
+        si = sw(i, n)
+        pmax = i if i > 0 else 1
+        nb = 2 if i > 0 else 1
+        for p in range(pmax):
+            for b in range(nb):
+                for j in range(i + 2, P + 1):
+                    Oo = O[ecidx(W, p, b, i, j)]
+                    if Oo == NEG:
+                        continue
+                    for k in range(i + 1, j):
+                        Il = I[ecidx(W, p, b, i, k)]
+                        if Il == NEG:
+                            continue
+                        for code in range(4):
+                            fp = 1 if code == E_RA_REDUCE else 0
+                            Ir = I[ecidx(W, i, fp, k, j)]
+                            if Ir == NEG:
+                                continue
+                            push = e_push_c(t, code, b, p, i, k)
+                            pop = e_pop(t, code, i, k, j)
+                            if not (push > NEG and pop > NEG):
+                                continue
+                            pe = exp(Oo + Il + Ir + push + pop - logZ)
+                            if code == E_SH_LEFT:
+                                marg[(k - 1) * n + j - 1] += pe
+                            elif code == E_SH_ROOT:
+                                marg[(k - 1) * n + k - 1] += pe
+                            else:
+                                marg[(k - 1) * n + i - 1] += pe
+                            if g_shift == NULL:
+                                continue
+                            if code == E_RA_REDUCE:
+                                g_right[((b * N1 + sw(p, n)) * N1 + i - 1) * N1 + k - 1] += pe
+                            else:
+                                g_shift[((b * N1 + sw(p, n)) * N1 + si) * N1 + k - 1] += pe
+                            if code == E_SH_LEFT:
+                                g_left[(si * N1 + k - 1) * N1 + j - 1] += pe
+                            elif code == E_SH_ROOT:
+                                g_root[(k - 1) * N1 + j - 1] += pe
+                            else:
+                                g_reduce[((fp * N1 + i - 1) * N1 + k - 1) * N1 + j - 1] += pe
 
 
 # ==== arc-standard (spec §3.1; windows of §5.4: shifts (s0, b0), reduces (s1, s0, b0)) ==========
@@ -886,20 +1111,24 @@ cdef class _EagTables:
     cdef object keep
     cdef public object ndims
 
-    def __init__(self, shift, right, left, reduce, root):
+    def __init__(self, shift, right, left, reduce, root, context=False):
         root = np.asarray(root)
         if root.ndim != 2 or root.shape[0] != root.shape[1] or root.shape[0] < 2:
             raise ValueError("root must have shape (n+1, n+1) with n >= 1")
         n = root.shape[0] - 1
         N1 = n + 1
-        sh, u_sh = _flagged(shift, (2, N1, N1), "shift")
-        ra, u_ra = _flagged(right, (2, N1, N1), "right")
+        # context chart: shift/right read (s1, s0, b0) (+ the flag of s0)
+        push_shape = (2, N1, N1, N1) if context else (2, N1, N1)
+        sh, u_sh = _flagged(shift, push_shape, "shift")
+        ra, u_ra = _flagged(right, push_shape, "right")
         lt, lnd = _s1_table(left, N1, "left")
         rd, dnd = _s1_table(reduce, N1, "reduce", full_ndim=4)
-        self.ndims = {"shift": 2 if u_sh else 3, "right": 2 if u_ra else 3, "left": lnd,
-                      "reduce": dnd}
+        self.ndims = {"shift": len(push_shape) - u_sh, "right": len(push_shape) - u_ra,
+                      "left": lnd, "reduce": dnd}
         self.keep = [sh, ra, lt, rd, _table(root, (N1, N1), "root")]
         self.t.n = n
+        self.t.ctx = bool(context)
+        self.t.untie = 0
         self.t.ls1 = N1 * N1 if lnd == 3 else 0
         self.t.ds1 = N1 * N1 if dnd >= 3 else 0
         self.t.dfl = N1 * N1 * N1 if dnd == 4 else 0
@@ -998,60 +1227,91 @@ def hybrid_inside_outside(shift, left, right, root, *, marginals=True, gradients
     return logZ, np.asarray(marg).reshape(n, n), g
 
 
-def eager_viterbi(shift, right, left, reduce, root):
+def eager_viterbi(shift, right, left, reduce, root, *, context=False, _untie_context=False):
     """Best transition sequence of the package's arc_eager (SHIFT, RIGHT, LEFT, REDUCE, ROOT)
-    under window scores; returns (best score, int8 move ids of length 2n)."""
-    cdef _EagTables tb = _EagTables(shift, right, left, reduce, root)
+    under window scores; returns (best score, int8 move ids of length 2n). context=True: the
+    context chart [i^b, j; p] (spec §5.4 row 2, §5.5, O(n^4)), in which shift and right are
+    [f, s1, s0, b0] (or [s1, s0, b0]: the same scores for both flags). `_untie_context`: the
+    negative control of spec §9.6 (the right premise's context not tied), never for use."""
+    cdef _EagTables tb = _EagTables(shift, right, left, reduce, root, context)
+    tb.t.untie = bool(_untie_context)
     cdef int n = tb.t.n, W = n + 2, pos = 0
-    cdef double[::1] C = np.empty(2 * W * W, dtype=np.float64)
-    cdef int[::1] bp = np.full(2 * W * W, -1, dtype=np.intc)
+    cdef long size = <long>2 * W * W * W if tb.t.ctx else <long>2 * W * W
+    cdef double[::1] C = np.empty(size, dtype=np.float64)
+    cdef int[::1] bp = np.full(size, -1, dtype=np.intc)
+    cdef double[::1] R0 = np.empty(W * W, dtype=np.float64)
+    cdef double[::1] R1 = np.empty(W * W, dtype=np.float64)
+    cdef int[::1] R0m = np.empty(W * W, dtype=np.intc)
     cdef double[::1] M = np.empty(W, dtype=np.float64)
     cdef double[::1] S = np.empty(W, dtype=np.float64)
     cdef signed char[::1] out = np.zeros(2 * n, dtype=np.int8)
     cdef double best
     with nogil:
-        eag_fill(&tb.t, SR_MAX, &C[0], &bp[0], &M[0], &S[0])
-        best = C[eidx(W, 0, 0, n + 1)]
-        if best > NEG:
-            eag_trace(&bp[0], W, 0, 0, n + 1, &out[0], &pos)
+        if tb.t.ctx:
+            eagc_fill(&tb.t, SR_MAX, &C[0], &bp[0], &R0[0], &R0m[0], &R1[0], &M[0], &S[0])
+            best = C[ecidx(W, 0, 0, 0, n + 1)]
+            if best > NEG:
+                eagc_trace(&bp[0], W, 0, 0, 0, n + 1, &out[0], &pos)
+        else:
+            eag_fill(&tb.t, SR_MAX, &C[0], &bp[0], &M[0], &S[0])
+            best = C[eidx(W, 0, 0, n + 1)]
+            if best > NEG:
+                eag_trace(&bp[0], W, 0, 0, n + 1, &out[0], &pos)
     if best == NEG:
         return best, None
     return best, np.asarray(out)
 
 
-def eager_inside_outside(shift, right, left, reduce, root, *, marginals=True, gradients=False):
-    """As hybrid_inside_outside, for arc_eager. Gradients of tables given without the flag
-    axis are summed over it."""
-    cdef _EagTables tb = _EagTables(shift, right, left, reduce, root)
+def eager_inside_outside(shift, right, left, reduce, root, *, context=False, marginals=True,
+                         gradients=False):
+    """As hybrid_inside_outside, for arc_eager (context: as eager_viterbi). Gradients of
+    tables given without the flag axis are summed over it."""
+    cdef _EagTables tb = _EagTables(shift, right, left, reduce, root, context)
     cdef int n = tb.t.n, W = n + 2, N1 = n + 1
-    cdef double[::1] I = np.empty(2 * W * W, dtype=np.float64)
+    cdef long size = <long>2 * W * W * W if tb.t.ctx else <long>2 * W * W
+    cdef long push_size = <long>2 * N1 * N1 * N1 if tb.t.ctx else <long>2 * N1 * N1
+    cdef double[::1] I = np.empty(size, dtype=np.float64)
     cdef double[::1] O, OM, OS
+    cdef double[::1] R0 = np.empty(W * W, dtype=np.float64)
+    cdef double[::1] R1 = np.empty(W * W, dtype=np.float64)
+    cdef int[::1] R0m = np.empty(W * W, dtype=np.intc)
     cdef double[::1] M = np.empty(W, dtype=np.float64)
     cdef double[::1] S = np.empty(W, dtype=np.float64)
+    cdef double[::1] buf = np.empty(12 * W + 12, dtype=np.float64)
     cdef double[::1] marg = np.zeros(n * n, dtype=np.float64)
     cdef double[::1] gs, gr, gl, gd, gt
     cdef double logZ
     cdef bint grads = gradients
     with nogil:
-        eag_fill(&tb.t, SR_LOG, &I[0], NULL, &M[0], &S[0])
-        logZ = I[eidx(W, 0, 0, n + 1)]
+        if tb.t.ctx:
+            eagc_fill(&tb.t, SR_LOG, &I[0], NULL, &R0[0], &R0m[0], &R1[0], &M[0], &S[0])
+            logZ = I[ecidx(W, 0, 0, 0, n + 1)]
+        else:
+            eag_fill(&tb.t, SR_LOG, &I[0], NULL, &M[0], &S[0])
+            logZ = I[eidx(W, 0, 0, n + 1)]
     if not (marginals or gradients) or logZ == NEG:
         return logZ, None, None
-    O = np.empty(2 * W * W, dtype=np.float64)
+    O = np.empty(size, dtype=np.float64)
     OM = np.empty(2 * W * W, dtype=np.float64)
     OS = np.empty(2 * W * W, dtype=np.float64)
-    gs = np.zeros(2 * N1 * N1, dtype=np.float64)
-    gr = np.zeros(2 * N1 * N1, dtype=np.float64)
+    gs = np.zeros(push_size, dtype=np.float64)
+    gr = np.zeros(push_size, dtype=np.float64)
     gl = np.zeros(N1 * N1 * N1, dtype=np.float64)
     gd = np.zeros(2 * N1 * N1 * N1, dtype=np.float64)
     gt = np.zeros(N1 * N1, dtype=np.float64)
     with nogil:
-        eag_outside_marg(&tb.t, &I[0], &O[0], &OM[0], &OS[0], logZ, &marg[0],
-                         &gs[0] if grads else NULL, &gr[0], &gl[0], &gd[0], &gt[0])
+        if tb.t.ctx:
+            eagc_outside(&tb.t, &I[0], &O[0], &buf[0])
+            eagc_marginals(&tb.t, &I[0], &O[0], logZ, &marg[0],
+                           &gs[0] if grads else NULL, &gr[0], &gl[0], &gd[0], &gt[0])
+        else:
+            eag_outside_marg(&tb.t, &I[0], &O[0], &OM[0], &OS[0], logZ, &marg[0],
+                             &gs[0] if grads else NULL, &gr[0], &gl[0], &gd[0], &gt[0])
     g = None
     if gradients:
-        g = {"shift": np.asarray(gs).reshape(2, N1, N1),
-             "right": np.asarray(gr).reshape(2, N1, N1),
+        push_shape = tb.keep[0].shape
+        g = {"shift": np.asarray(gs).reshape(push_shape),
+             "right": np.asarray(gr).reshape(push_shape),
              "left": np.asarray(gl).reshape(N1, N1, N1),
              "reduce": np.asarray(gd).reshape(2, N1, N1, N1),
              "root": np.asarray(gt).reshape(N1, N1)}
@@ -1156,20 +1416,30 @@ def hybrid_windows(n, context=False):
     return out
 
 
-def eager_windows(n):
+def eager_windows(n, context=False):
     """As hybrid_windows, for eager_viterbi / eager_inside_outside (flagged tables):
     {"shift": (f, s0, b0), "right": (f, s0, b0), "left": (s1, s0, b0),
-    "reduce": (f, s1, s0, b0), "root": (s0, b0)}."""
+    "reduce": (f, s1, s0, b0), "root": (s0, b0)}; context=True: shift and right are
+    (f, s1, s0, b0)."""
     i, k, j = _rules(n)
     a, b = np.unique(np.stack([i, k]), axis=1)
     out = {"left": (_sw(i, n)[j <= n], (k - 1)[j <= n], (j - 1)[j <= n]),
            "root": ((k - 1)[i == 0], (j - 1)[i == 0])}
-    f0 = np.zeros_like(a)
-    w = a > 0
-    out["shift"] = (np.concatenate([f0, f0[w] + 1]), np.concatenate([_sw(a, n), _sw(a[w], n)]),
-                    np.concatenate([b - 1, b[w] - 1]))
-    out["right"] = (np.concatenate([f0[w], f0[w] + 1]), np.concatenate([a[w] - 1, a[w] - 1]),
-                    np.concatenate([b[w] - 1, b[w] - 1]))
+    if context:
+        # push of b onto a (flag f; f = 0 only for a = 0) with p below a (p < a; 0: none)
+        sh = [(f, p, x, y) for x, y in zip(a, b) for p in (list(range(x)) if x > 0 else [0])
+              for f in ([0, 1] if x > 0 else [0])]
+        f_, p_, x_, y_ = np.array(sh, dtype=np.intp).T
+        out["shift"] = (f_, _sw(p_, n), _sw(x_, n), y_ - 1)
+        w = x_ > 0
+        out["right"] = (f_[w], _sw(p_[w], n), x_[w] - 1, y_[w] - 1)
+    else:
+        f0 = np.zeros_like(a)
+        w = a > 0
+        out["shift"] = (np.concatenate([f0, f0[w] + 1]), np.concatenate([_sw(a, n), _sw(a[w], n)]),
+                        np.concatenate([b - 1, b[w] - 1]))
+        out["right"] = (np.concatenate([f0[w], f0[w] + 1]), np.concatenate([a[w] - 1, a[w] - 1]),
+                        np.concatenate([b[w] - 1, b[w] - 1]))
     r = i > 0
     z = np.zeros(r.sum(), dtype=i.dtype)
     out["reduce"] = (np.concatenate([z, z + 1]), np.concatenate([i[r] - 1] * 2),
