@@ -247,21 +247,63 @@ def _valid_normalised_hybrid(ms, n):
     return [np.where(np.isnan(t), -np.inf, t) for t in out]
 
 
+def _valid_normalised_eager(ms, n):
+    """arc_eager tables of log p(move | state), softmax over the state's *valid* classes
+    (spec §5.6; arc_eager.pyx): with s0 the only word, {SHIFT, RIGHT, LEFT, ROOT}; with a
+    word s1 below it, {SHIFT, RIGHT, LEFT if s0 is an L top, REDUCE}; SHIFT/RIGHT/LEFT
+    need b0; an empty stack allows SHIFT only. The set depends on s1 (and on the flag of
+    s0), so SHIFT and RIGHT need the context chart (tables [f, s1, s0, b0], O(n^4))."""
+    SHIFT, LEFT, RIGHT, ROOT, REDUCE = 0, 1, 2, 3, 9
+    N1 = n + 1
+    neg2 = np.full((N1, N1), -np.inf)
+    mass = ms["mass"]
+    get = lambda d, m: d.get(m, neg2)
+    has_b0 = np.ones((N1, N1), dtype=bool)
+    has_b0[:, n] = False
+    sh_m = np.where(has_b0, get(mass, SHIFT), -np.inf)
+    ra_m = np.where(has_b0, get(mass, RIGHT), -np.inf)
+    le_m = np.where(has_b0, get(mass, LEFT), -np.inf)
+    Z_alone = _lse(np.stack([sh_m, ra_m, le_m, get(mass, ROOT)], -1))      # s0 alone, L top
+    Z_word = [_lse(np.stack([sh_m, ra_m, le_m, get(mass, REDUCE)], -1)),   # s1 a word, L top
+              _lse(np.stack([sh_m, ra_m, get(mass, REDUCE)], -1))]         # s1 a word, R top
+    Z_empty = sh_m                                                           # no stack word
+
+    def push(m):                      # [f, s1, s0, b0]
+        t = np.empty((2, N1, N1, N1))
+        for f in (0, 1):
+            t[f] = (get(ms, m) - Z_word[f])[None]
+            t[f, n] = get(ms, m) - Z_alone          # an R top is never alone: unread for f = 1
+        t[0, n, n] = get(ms, m)[n] - Z_empty[n]
+        return t
+
+    left = np.empty((N1, N1, N1))
+    left[:] = (get(ms, LEFT) - Z_word[0])[None]
+    left[n] = get(ms, LEFT) - Z_alone
+    reduce = np.stack([get(ms, REDUCE) - Z_word[0], get(ms, REDUCE) - Z_word[1]])[:, None]
+    reduce = np.broadcast_to(reduce, (2, N1, N1, N1))            # [f, s1, s0, b0]
+    with np.errstate(invalid="ignore"):
+        out = [push(SHIFT), push(RIGHT), left, reduce, get(ms, ROOT) - Z_alone]
+    return [np.where(np.isnan(t), -np.inf, t) for t in out]
+
+
 def _tables(system, ms, n):
-    """Chart tables (docs/tabulation.md) from (s0, b0) move scores; absent moves -inf."""
+    """Chart tables (docs/tabulation.md) from (s0, b0) move scores; absent moves -inf.
+    Returns (tables, kernel keywords)."""
     N1 = n + 1
     neg2 = np.full((N1, N1), -np.inf)
     SHIFT, LEFT, RIGHT, ROOT, REDUCE = 0, 1, 2, 3, 9
     g = lambda m: ms.get(m, neg2)
     if "mass" in ms:
-        if system != "arc_hybrid":
-            raise ValueError("normalize='valid' is implemented for arc_hybrid only")
-        return _valid_normalised_hybrid(ms, n)
+        if system == "arc_hybrid":
+            return _valid_normalised_hybrid(ms, n), {}      # 3-D shift: the context chart
+        if system == "arc_eager":
+            return _valid_normalised_eager(ms, n), {"context": True}
+        raise ValueError("normalize='valid' is implemented for arc_hybrid and arc_eager")
     # (s0, b0) tables everywhere: the kernels read a missing s1 / flag axis with stride 0
     if system in ("arc_hybrid", "arc_standard"):
-        return [g(SHIFT), g(LEFT), g(RIGHT), g(ROOT)]
+        return [g(SHIFT), g(LEFT), g(RIGHT), g(ROOT)], {}
     if system == "arc_eager":
-        return [g(SHIFT), g(RIGHT), g(LEFT), g(REDUCE), g(ROOT)]
+        return [g(SHIFT), g(RIGHT), g(LEFT), g(REDUCE), g(ROOT)], {}
     raise ValueError(f"exact decoding supports arc_hybrid, arc_eager and arc_standard, "
                      f"not {system!r}")
 
@@ -281,7 +323,8 @@ def exact_sequence(parser, doc, normalize=True, S=None):
     n = len(doc)
     ms, best_class = move_window_scores(parser, doc, "max", normalize, S)
     viterbi, _ = _kernels(system)
-    best, moves = viterbi(*_tables(system, ms, n))
+    tables, kw = _tables(system, ms, n)
+    best, moves = viterbi(*tables, **kw)
     if moves is None:
         raise ValueError("no complete computation has a finite score")
     # replay to read each step's window (s0, b0) for its best label
@@ -328,7 +371,8 @@ def set_marginals(parser, docs: List[Doc], normalize: bool = True, scores=None) 
         if not len(doc):
             continue
         ms, _ = move_window_scores(parser, doc, "log", normalize, S)
-        _, marg, _ = io(*_tables(system, ms, len(doc)), marginals=True)
+        tables, kw = _tables(system, ms, len(doc))
+        _, marg, _ = io(*tables, marginals=True, **kw)
         doc._.dynoracle_arc_marginals = marg
 
 
@@ -339,7 +383,7 @@ def exact_parse(parser, docs: List[Doc], marginals: bool = True,
     moves by their log-softmax over all classes of the window; "valid" by the log-softmax
     over the state's valid classes, i.e. the greedy model's own probabilities (the sum is
     the log-probability of the computation under the local model, spec §5.6, §7;
-    arc_hybrid only, context chart, O(n^4)); "none" (= False) by the raw scores."""
+    arc_hybrid and arc_eager, context charts, O(n^4)); "none" (= False) by the raw scores."""
     scores = window_class_scores_batch(parser, docs)
     parser.set_annotations(docs, exact_states(parser, docs, normalize, scores))
     if marginals and not parser.cfg.get("arc_marginals"):     # else set_annotations did
