@@ -1,0 +1,207 @@
+"""Issue 8's table: the window model (spacy_dynoracle.WindowParserModel.v1, arc_hybrid,
+dynamic oracle) decoded greedily and exactly, next to the default greedy model
+(configs/dynoracle.cfg, arc_hybrid dynamic) and spaCy's stock parser
+(configs/spacy_parser.cfg): same tok2vec, epochs and seed; plus the expected calibration
+error of the window model's arc marginals (spacy_dynoracle.calibration). Docs:
+docs/tabulation.md.
+
+    flock /tmp/dynoracle-cpu.lock python projects/ud/scripts/exact_table.py train \\
+        --treebank UD_Hungarian-Szeged --output /tmp/issue8
+    flock /tmp/dynoracle-cpu.lock python projects/ud/scripts/exact_table.py evaluate \\
+        --treebank UD_Hungarian-Szeged --output /tmp/issue8
+    python projects/ud/scripts/exact_table.py report --output /tmp/issue8 \\
+        --treebank UD_Hungarian-Szeged --treebank UD_Greek-GDT
+
+`train` runs train_one.py's `spacy train` command (overrides on the command line, run.json
+with the command and versions) for the three models; the window model's config is
+configs/dynoracle.cfg with only [components.parser.model] replaced (written to
+<output>/configs/ and recorded). `evaluate` scores each model on the dev file with the
+package's CoNLL-18 evaluation (gold words, the parser segments, Docs of 10 sentences, as
+evaluate_run.py) and writes <run>/table_dev.json; the window model is scored twice from the
+same weights (decode = "greedy" and "exact"), with the arc marginals on, so each decoding
+also gets the calibration of its heads. Models: model-last (10 epochs, no early stopping,
+so no model is selected on the data it is scored on).
+"""
+import argparse
+import copy
+import json
+import time
+from pathlib import Path
+
+from udproj import CONFIGS, dev_source, run_dir, treebank_files, write_json
+from matrix import Run, make_run
+from train_one import train
+
+WINDOW_MODEL = {
+    "@architectures": "spacy_dynoracle.WindowParserModel.v1",
+    # the default model's sizes (configs/dynoracle.cfg): only the state features differ
+    "hidden_width": 128,
+    "maxout_pieces": 3,
+    "use_upper": True,
+    "nO": None,
+}
+
+
+class WindowRun(Run):
+    """arc_hybrid + dynamic oracle with the window model; config() is an absolute path
+    (CONFIGS / absolute path == the absolute path)."""
+
+    config_path: str = ""
+
+    def config(self, pipeline="parser"):
+        return self.config_path
+
+
+def window_config(output: Path) -> Path:
+    """configs/dynoracle.cfg with the parser model replaced by the window model."""
+    from spacy.util import load_config
+
+    cfg = load_config(CONFIGS / "dynoracle.cfg", interpolate=False)
+    model = cfg["components"]["parser"]["model"]
+    cfg["components"]["parser"]["model"] = dict(WINDOW_MODEL, tok2vec=copy.deepcopy(model["tok2vec"]))
+    path = Path(output) / "configs" / "dynoracle_window.cfg"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    cfg.to_disk(path)
+    return path
+
+
+def runs(output: Path):
+    """(name, Run) of the table's three models."""
+    base = make_run("arc_hybrid", "dynamic")
+    window = WindowRun("arc_hybrid-window-dynamic", base.system, base.oracle, base.dynamic,
+                       dict(base.options))
+    window.config_path = str(window_config(output))
+    return [("window", window), ("default", base), ("spacy", make_run("spacy"))]
+
+
+def train_all(treebank, output, epochs, seed, ud_root=None, only=None):
+    for name, run in runs(output):
+        if only and name not in only:
+            continue
+        print(f"== {treebank} {name} ({run.id})", flush=True)
+        train(run, treebank, output=output, seed=seed, ud_root=ud_root, epochs=epochs)
+
+
+def _scores(result):
+    return {k: result[k]["f1"] for k in ("UAS", "LAS", "CLAS")} | {
+        "Sentences": (result.get("Sentences") or {}).get("f1")}
+
+
+def evaluate_all(treebank, output, seed, ud_root=None, model="model-last", n_sents=10,
+                 force=False):
+    import spacy
+    from spacy_dynoracle.calibration import evaluate_with_calibration
+    from spacy_dynoracle.evaluate import evaluate_pipeline
+
+    files = treebank_files(treebank, ud_root)
+    path, select = dev_source(files)
+    for name, run in runs(output):
+        folder = run_dir(output, treebank, "parser", run.id, seed)
+        out = folder / "table_dev.json"
+        if out.exists() and not force:
+            print(f"done already: {out}", flush=True)
+            continue
+        if not (folder / "run.json").exists():
+            print(f"not trained yet: {folder}", flush=True)
+            continue
+        nlp = spacy.load(folder / model)
+        record = {"treebank": treebank, "model": str(folder / model), "data": str(path),
+                  "select": select, "n_sents": n_sents, "run": run.id}
+        decodings = ("greedy", "exact") if name == "window" else (None,)
+        for decode in decodings:
+            start, cpu = time.perf_counter(), time.process_time()
+            if decode is None:
+                result = evaluate_pipeline(nlp, path, select=select, n_sents=n_sents)
+                calibration = None
+            else:
+                result, calibration = evaluate_with_calibration(
+                    nlp, path, select=select, n_sents=n_sents, decode=decode)
+            seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+            key = decode or "greedy"
+            record[key] = {"scores": _scores(result), "words": result["words"],
+                           "seconds": round(seconds, 1), "cpu_seconds": round(cpu, 1)}
+            if calibration is not None:
+                record[key]["calibration"] = calibration
+            line = f"{treebank} {name} {key}: UAS {result['UAS']['f1']:.2f} LAS {result['LAS']['f1']:.2f}"
+            if calibration is not None:
+                line += (f" ECE {100 * calibration['decoded']['ece']:.2f}"
+                         f" (argmax {100 * calibration['argmax']['ece']:.2f})")
+            print(line + f" [{seconds:.0f}s]", flush=True)
+        write_json(out, record)
+
+
+def load_table(output, treebanks, seed):
+    rows = {}
+    for treebank in treebanks:
+        row = {}
+        for name, run in runs(output):
+            out = run_dir(output, treebank, "parser", run.id, seed) / "table_dev.json"
+            if out.exists():
+                row[name] = json.loads(out.read_text())
+        rows[treebank] = row
+    return rows
+
+
+def _cell(record, decode, key="LAS"):
+    try:
+        return f"{record[decode]['scores'][key]:.2f}"
+    except (KeyError, TypeError):
+        return "-"
+
+
+def report(output, treebanks, seed):
+    """Markdown: LAS (UAS) per treebank and model, then the window model's calibration."""
+    rows = load_table(output, treebanks, seed)
+    lines = ["| treebank (dev) | window greedy | window exact | default greedy | spaCy parser "
+             "| ECE window greedy | ECE window exact |",
+             "|---|---|---|---|---|---|---|"]
+    for treebank, row in rows.items():
+        w, d, s = row.get("window", {}), row.get("default", {}), row.get("spacy", {})
+        cells = [f"{_cell(w, 'greedy')} ({_cell(w, 'greedy', 'UAS')})",
+                 f"{_cell(w, 'exact')} ({_cell(w, 'exact', 'UAS')})",
+                 f"{_cell(d, 'greedy')} ({_cell(d, 'greedy', 'UAS')})",
+                 f"{_cell(s, 'greedy')} ({_cell(s, 'greedy', 'UAS')})"]
+        for decode in ("greedy", "exact"):
+            try:
+                cells.append(f"{100 * w[decode]['calibration']['decoded']['ece']:.2f}")
+            except KeyError:
+                cells.append("-")
+        lines.append(f"| {treebank} | " + " | ".join(cells) + " |")
+    lines.append("")
+    for treebank, row in rows.items():
+        w = row.get("window", {})
+        if "exact" not in w:
+            continue
+        from spacy_dynoracle.calibration import reliability_markdown
+
+        lines.append(f"Reliability of the window model's arc marginals, {treebank} dev, "
+                     "heads of exact decoding:\n")
+        lines.append(reliability_markdown(w["exact"]["calibration"]["decoded"]))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("command", choices=["train", "evaluate", "report"])
+    ap.add_argument("--treebank", action="append", required=True)
+    ap.add_argument("--output", type=Path, required=True)
+    ap.add_argument("--epochs", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--only", action="append", choices=["window", "default", "spacy"])
+    ap.add_argument("--model", default="model-last")
+    ap.add_argument("--ud-root", default=None)
+    ap.add_argument("--force", action="store_true")
+    args = ap.parse_args(argv)
+    for treebank in args.treebank if args.command != "report" else []:
+        if args.command == "train":
+            train_all(treebank, args.output, args.epochs, args.seed, args.ud_root, args.only)
+        else:
+            evaluate_all(treebank, args.output, args.seed, args.ud_root, args.model,
+                         force=args.force)
+    if args.command == "report":
+        print(report(args.output, args.treebank, args.seed))
+
+
+if __name__ == "__main__":
+    main()
