@@ -362,15 +362,13 @@ def render_command(
         for number, sentence in chosen:
             words = [w.form for w in sentence.words]
             title = _title(number, sentence, source)
+            # One sentence per Doc, boundaries preset: the tree drawn is the one it gets
+            # (and the marginals range over the same single-rooted analyses).
+            doc = nlp(Doc(nlp.vocab, words=words, spaces=sentence.spaces(),
+                          sent_starts=[True] + [False] * (len(words) - 1)))
             if uncertain is None:
-                # One sentence per Doc, boundaries preset: the tree drawn is the one it gets.
-                doc = nlp(Doc(nlp.vocab, words=words, spaces=sentence.spaces(),
-                              sent_starts=[True] + [False] * (len(words) - 1)))
                 parses.append(span_to_displacy(doc[:], title))
             else:
-                # No preset boundary: the marginals range over all the parser's analyses of
-                # the words, several roots included (the charts do not see preset starts).
-                doc = nlp(Doc(nlp.vocab, words=words, spaces=sentence.spaces()))
                 parses.append(uncertain_arcs_displacy(doc, threshold=uncertain, min_alt=min_alt,
                                                       title=title))
             if with_gold and sentence.is_parsed:

@@ -211,6 +211,48 @@ def move_window_scores(parser, doc, semiring="max", normalize=True, S=None):
     return out, best_class
 
 
+def preset_boundaries(doc):
+    """(starts, cannot_start): boolean arrays of a Doc's preset sentence boundaries
+    (Token.is_sent_start True / False, i.e. TokenC.sent_start 1 / -1). Read them *before*
+    the parser annotates the Doc: afterwards they are the parse's own boundaries."""
+    flags = [t.is_sent_start for t in doc]
+    starts = np.array([f is True for f in flags], dtype=bool)
+    if len(starts):
+        starts[0] = False        # spaCy reports True for the first token; it constrains nothing
+    return starts, np.array([f is False for f in flags], dtype=bool)
+
+
+def _mask_presets(ms, system, presets, n):
+    """Preset sentence boundaries as -inf windows (docs/conventions.md "Sentences"). The
+    systems' checks read s0 and b0 only (system_base.pxd shift_is_valid / root_is_valid,
+    LEFT of arc_hybrid and arc_eager and RIGHT of arc_eager: b0 must not start a preset
+    sentence), so they are window masks and the charts stay exact: SHIFT of a sentence
+    start onto a stack word, LEFT (and arc_eager's RIGHT) towards a sentence start, ROOT
+    before a word that cannot start a sentence."""
+    if presets is None:
+        return
+    starts, cannot = presets
+    if not (starts.any() or cannot.any()):
+        return
+    SHIFT, LEFT, RIGHT, ROOT = 0, 1, 2, 3
+    N1 = n + 1
+    start_b0 = np.zeros((1, N1), dtype=bool)
+    start_b0[0, :n] = starts
+    cannot_b0 = np.zeros((1, N1), dtype=bool)
+    cannot_b0[0, :n] = cannot
+    shift_bad = np.zeros((N1, N1), dtype=bool)
+    shift_bad[:n] = start_b0                 # s0 a word (index n: empty stack, always valid)
+    masks = {SHIFT: shift_bad, ROOT: cannot_b0}
+    if system in ("arc_hybrid", "arc_eager"):
+        masks[LEFT] = start_b0
+    if system == "arc_eager":
+        masks[RIGHT] = start_b0
+    for table in (ms, ms.get("mass", {})):
+        for m, bad in masks.items():
+            if m in table:
+                table[m] = np.where(bad, -np.inf, table[m])
+
+
 def _lse(a, axis=-1):
     m = a.max(axis=axis, keepdims=True)
     m = np.where(np.isfinite(m), m, 0.0)
@@ -317,11 +359,14 @@ def _kernels(system):
             "arc_standard": (tab.standard_viterbi, tab.standard_inside_outside)}[system]
 
 
-def exact_sequence(parser, doc, normalize=True, S=None):
-    """(best score, [(move id, class index), ...]) of the best computation for `doc`."""
+def exact_sequence(parser, doc, normalize=True, S=None, presets=None):
+    """(best score, [(move id, class index), ...]) of the best computation for `doc` that
+    respects its preset sentence boundaries (`presets`: preset_boundaries(doc), read from
+    the Doc if not given)."""
     system = parser.cfg.get("transition_system", "arc_hybrid")
     n = len(doc)
     ms, best_class = move_window_scores(parser, doc, "max", normalize, S)
+    _mask_presets(ms, system, preset_boundaries(doc) if presets is None else presets, n)
     viterbi, _ = _kernels(system)
     tables, kw = _tables(system, ms, n)
     best, moves = viterbi(*tables, **kw)
@@ -333,8 +378,8 @@ def exact_sequence(parser, doc, normalize=True, S=None):
     for m in moves:
         if int(m) not in parser.moves._sim_moves(state):
             raise ValueError(
-                "the exact sequence is invalid in this Doc (preset sentence boundaries are "
-                "constraints the window tables do not see; see docs/tabulation.md)")
+                "the exact sequence is invalid in this Doc (were its preset sentence "
+                "boundaries read after parsing? see docs/tabulation.md)")
         s0 = state.S(0) if state.stack_depth() > 0 else -1
         b0 = state.B(0) if state.buffer_length() > 0 else -1
         clas = int(best_class[int(m)][s0 if s0 >= 0 else n, b0 if b0 >= 0 else n])
@@ -346,31 +391,40 @@ def exact_sequence(parser, doc, normalize=True, S=None):
 SUPPORTED_SYSTEMS = ("arc_hybrid", "arc_eager", "arc_standard")
 
 
-def exact_states(parser, docs: List[Doc], normalize: bool = True, scores=None):
+def exact_states(parser, docs: List[Doc], normalize: bool = True, scores=None, presets=None):
     """Final parser states of the exact best computations (what Parser.predict returns).
-    scores: window_class_scores_batch(parser, docs) if already computed."""
+    scores: window_class_scores_batch(parser, docs) if already computed; presets: each
+    doc's preset_boundaries (read from the docs if not given)."""
     if scores is None:
         scores = window_class_scores_batch(parser, docs)
+    if presets is None:
+        presets = [preset_boundaries(doc) for doc in docs]
     states = parser.moves.init_batch(docs)
-    for doc, state, S in zip(docs, states, scores):
+    for doc, state, S, pre in zip(docs, states, scores, presets):
         if len(doc):
-            _, seq = exact_sequence(parser, doc, normalize, S)
+            _, seq = exact_sequence(parser, doc, normalize, S, pre)
             for _, clas in seq:
                 parser.moves._sim_apply(state, clas)
     return states
 
 
-def set_marginals(parser, docs: List[Doc], normalize: bool = True, scores=None) -> None:
+def set_marginals(parser, docs: List[Doc], normalize: bool = True, scores=None,
+                  presets=None) -> None:
     """doc._.dynoracle_arc_marginals for each doc: arc marginals of the window model's
-    distribution over computations (the same tables as exact decoding, log semiring)."""
+    distribution over the computations that respect the preset sentence boundaries (the
+    same tables as exact decoding, log semiring). presets: preset_boundaries of each doc
+    taken before parsing; None reads them from the docs, so pass them for parsed docs."""
     system = parser.cfg.get("transition_system", "arc_hybrid")
     _, io = _kernels(system)
     if scores is None or any(S is None and len(d) for S, d in zip(scores, docs)):
         scores = window_class_scores_batch(parser, docs)
-    for doc, S in zip(docs, scores):
+    if presets is None:
+        presets = [preset_boundaries(doc) for doc in docs]
+    for doc, S, pre in zip(docs, scores, presets):
         if not len(doc):
             continue
         ms, _ = move_window_scores(parser, doc, "log", normalize, S)
+        _mask_presets(ms, system, pre, len(doc))
         tables, kw = _tables(system, ms, len(doc))
         _, marg, _ = io(*tables, marginals=True, **kw)
         doc._.dynoracle_arc_marginals = marg
@@ -385,9 +439,10 @@ def exact_parse(parser, docs: List[Doc], marginals: bool = True,
     the log-probability of the computation under the local model, spec §5.6, §7;
     arc_hybrid and arc_eager, context charts, O(n^4)); "none" (= False) by the raw scores."""
     scores = window_class_scores_batch(parser, docs)
-    parser.set_annotations(docs, exact_states(parser, docs, normalize, scores))
+    presets = [preset_boundaries(doc) for doc in docs]           # before the annotation
+    parser.set_annotations(docs, exact_states(parser, docs, normalize, scores, presets))
     if marginals and not parser.cfg.get("arc_marginals"):     # else set_annotations did
-        set_marginals(parser, docs, normalize, scores)
+        set_marginals(parser, docs, normalize, scores, presets)
     return docs
 
 

@@ -43,13 +43,21 @@ class DynOracleParser(DependencyParser):
         return super().predict(docs)
 
     def set_annotations(self, docs, states_or_beams):
+        presets = None
+        if self.cfg.get("arc_marginals"):
+            from .exact_decoding import preset_boundaries
+
+            docs = [docs] if isinstance(docs, Doc) else list(docs)
+            # the preset sentence boundaries constrain the marginals: read them before
+            # the parse overwrites them
+            presets = [preset_boundaries(doc) for doc in docs]
         super().set_annotations(docs, states_or_beams)
         if self.cfg.get("arc_marginals"):
             from .exact_decoding import set_marginals
 
-            docs = [docs] if isinstance(docs, Doc) else docs
             cache = self.__dict__.pop("_window_scores", None) or {}
-            set_marginals(self, docs, scores=[cache.get(id(doc)) for doc in docs])
+            set_marginals(self, docs, scores=[cache.get(id(doc)) for doc in docs],
+                          presets=presets)
 
     def greedy_parse(self, docs, drop=0.0):
         """spaCy's C loop hard-codes StateC.set_context_tokens; models with their own

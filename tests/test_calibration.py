@@ -128,6 +128,18 @@ def test_evaluate_with_calibration_agrees_with_the_scores(window_model, decode):
     assert evaluate_pipeline(nlp, path, n_sents=3)["LAS"] == scores["LAS"]
 
 
+def test_gold_sentences_with_exact_decoding(window_model):
+    """Preset gold boundaries constrain exact decoding and the marginals (window masks):
+    the sentences come out exactly as given."""
+    import spacy
+
+    model, path = window_model
+    scores, calib = evaluate_with_calibration(spacy.load(model), path, decode="exact",
+                                              gold_sents=True, n_sents=3)
+    assert scores["Sentences"]["f1"] == pytest.approx(100.0)
+    assert 100 * calib["decoded"]["accuracy"] == pytest.approx(scores["UAS"]["f1"])
+
+
 def test_calibration_command(window_model, tmp_path):
     model, path = window_model
     out = tmp_path / "calib.json"

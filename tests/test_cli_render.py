@@ -3,6 +3,7 @@ import random
 import re
 from itertools import combinations
 
+import numpy as np
 import pytest
 from conllu_samples import NONPROJ, tiny_parser, write
 from typer.testing import CliRunner
@@ -152,8 +153,12 @@ def test_render_uncertain_arcs_of_a_window_pipeline(tmp_path):
     nlp = spacy.load(model)
     ed.arc_marginals_parser(nlp)
     sentence = list(read_conllu(path))[0]
-    doc = nlp(Doc(nlp.vocab, words=[w.form for w in sentence.words], spaces=sentence.spaces()))
+    words = [w.form for w in sentence.words]
+    doc = nlp(Doc(nlp.vocab, words=words, spaces=sentence.spaces(),
+                  sent_starts=[True] + [False] * (len(words) - 1)))
     expected = ed.uncertain_arcs_displacy(doc, threshold=0.0, min_alt=1.01)
+    assert sum(t.head.i == t.i for t in doc) == 1                  # one preset sentence
+    assert np.allclose(np.diag(doc._.dynoracle_arc_marginals).sum(), 1.0)   # one root each
     assert LABEL.findall(out.read_text(encoding="utf-8")) == [a["label"] for a in expected["arcs"]]
     assert not any("?" in a["label"] or " 0." in a["label"] for a in expected["arcs"])
 

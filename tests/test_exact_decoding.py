@@ -271,3 +271,51 @@ def test_window_model_trains_with_the_dynamic_oracle():
     parser.cfg["decode"] = "exact"
     exact = nlp(Doc(nlp.vocab, words=words))
     assert len(greedy) == len(exact) and all(0 <= t.head.i < len(exact) for t in exact)
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_exact_decoding_respects_preset_sentence_boundaries(system):
+    """Preset boundaries (Token.is_sent_start) are window masks (every system's check reads
+    s0 and b0 only): the exact sequence replays validly on the constrained states, is still
+    >= the constrained greedy sequence, gives one root per preset sentence, and the
+    marginals put no mass on a head across a preset boundary."""
+    nlp, parser, examples = make_parser(system, seed=6)
+    rng = np.random.default_rng(6)
+    checked = 0
+    for eg in examples:
+        words = [t.text for t in eg.reference]
+        n = len(words)
+        if n < 4:
+            continue
+        cuts = sorted(rng.choice(np.arange(1, n), size=min(2, n - 2), replace=False))
+        starts = [i == 0 or i in cuts for i in range(n)]
+        sent_of = np.cumsum(starts) - 1
+        doc = Doc(nlp.vocab, words=words, sent_starts=starts)
+        best, seq = ed.exact_sequence(parser, doc)          # raises if the replay is invalid
+        replayed = sequence_score(parser, doc, [c for _, c in seq])
+        assert math.isclose(replayed, best, rel_tol=1e-6, abs_tol=1e-6)
+        assert sequence_score(parser, doc, greedy_classes(parser, doc)) <= best + 1e-6
+        free = ed.exact_sequence(parser, Doc(nlp.vocab, words=words))[0]
+        assert best <= free + 1e-9                           # a constrained maximum
+        ed.exact_parse(parser, [doc])
+        heads = np.array([t.head.i for t in doc])
+        assert (sent_of[heads] == sent_of).all()
+        assert [sum(heads[sent_of == s] == np.flatnonzero(sent_of == s)) for s in range(len(cuts) + 1)] \
+            == [1] * (len(cuts) + 1)
+        marg = doc._.dynoracle_arc_marginals
+        across = sent_of[:, None] != sent_of[None, :]
+        assert marg[across].max() == 0.0 and np.allclose(marg.sum(axis=1), 1.0)
+        checked += 1
+    assert checked >= 3
+
+
+def test_pipeline_marginals_use_the_presets_not_the_parse():
+    """set_annotations reads the preset boundaries before the parse overwrites them: on an
+    unsegmented Doc the marginals may put mass on heads in another (parsed) sentence."""
+    nlp, parser, examples = window_nlp("arc_hybrid", decode="greedy", arc_marginals=True)
+    free = 0
+    for eg in examples:
+        doc = nlp(Doc(nlp.vocab, words=[t.text for t in eg.reference]))
+        sents = np.array([s.start for s in doc.sents for _ in s])
+        free += doc._.dynoracle_arc_marginals[sents[:, None] != sents[None, :]].sum() > 0
+    assert free > 0
