@@ -69,13 +69,14 @@ def random_doc_heads(rng, max_sents=5, max_len=12):
 @pytest.mark.parametrize("seed,n_docs", [(0, 200), pytest.param(1, 3000, marks=pytest.mark.slow)])
 def test_arc_standard_cut_at_sentences_equals_whole_doc_dp(seed, n_docs):
     """The oracle cut at gold sentence (block) boundaries, each part on [GSS14] or the
-    §3.6 DP, gives the same F and costs as the §3.6 DP over the whole Doc (the oracle
-    before the cut, exact by the brute force) on Docs beyond the brute force's reach
-    (up to 60 words), in random configurations: any subset of the words before b can be
-    the stack, including words of several sentences."""
+    §3.6 DP, mixed stacks through the lower-run pass (lemma L1 in arc_standard_oracle.pyx),
+    gives the same F and costs as the §3.6 DP over the whole Doc (the oracle before the
+    cut, exact by the brute force) on Docs beyond the brute force's reach (up to 60
+    words), in random configurations: any subset of the words before b can be the stack,
+    including words of several sentences."""
     mod = load_compiled("arc_standard_oracle")
     rng = random.Random(seed)
-    states, paths = 0, set()
+    states, paths = 0, {}
     for _ in range(n_docs):
         heads = random_doc_heads(rng)
         n = len(heads)
@@ -90,10 +91,11 @@ def test_arc_standard_cut_at_sentences_equals_whole_doc_dp(seed, n_docs):
                 continue
             assert cut.future(stack, b) == whole.future(stack, b), (heads, stack, b)
             assert cut.costs(stack, b) == whole.costs(stack, b), (heads, stack, b)
-            paths.add(cut.last_path)
+            paths[cut.last_path & 28] = paths.get(cut.last_path & 28, 0) + 1
             states += 1
+    print(f"{states} configurations; by flags cut 4 / mixed 8 / next 16: {sorted(paths.items())}")
     assert states > 8 * n_docs
-    assert {4, 8, 16} <= {p & f for p in paths for f in (4, 8, 16)}   # cut, mixed, next
+    assert all(any(p & f for p in paths) for f in (4, 8, 16))   # cut, mixed, next
 
 
 def test_arc_standard_blocks():

@@ -149,6 +149,7 @@ cdef class ArcStandard(DynOracleSystem):
     cdef vector[int] _nodes
     cdef bint force_general
     cdef int _last_path             # AS_PATH_* flags of the last move_costs
+    cdef long _path_counts[6]       # states through the oracle, and per AS_PATH_* flag
     cdef readonly long missing_oracle   # move_costs calls on a gold without oracle data
 
     def __init__(self, strings, labels_by_action=None, min_freq=None, *,
@@ -242,6 +243,10 @@ cdef class ArcStandard(DynOracleSystem):
         want[2] = d >= 1
         as_costs(o, self._nodes.data(), d + 1, st._b_i + 1, want, val)
         self._last_path = o.last_path
+        self._path_counts[0] += 1
+        for i in range(5):
+            if o.last_path & (1 << i):
+                self._path_counts[i + 1] += 1
         best = AS_INF
         for i in range(3):
             if val[i] < best:
@@ -289,6 +294,14 @@ cdef class ArcStandard(DynOracleSystem):
             require_oracle(gold)
         return DynOracleSystem.step_batch(self, states, golds, scores, d_scores,
                                           follow_oracle, seen)
+
+    def oracle_stats(self):
+        """States whose costs came from the oracle, and how many of them used each part
+        (see last_oracle_path); gold without oracle data (missing_oracle)."""
+        names = ("states", "paper", "general", "cut", "mixed", "next")
+        out = {name: self._path_counts[i] for i, name in enumerate(names)}
+        out["missing_oracle"] = self.missing_oracle
+        return out
 
     @property
     def last_oracle_path(self):

@@ -41,9 +41,17 @@ cdef struct ASOracleC:
     int* Cl                # best tree over s..t headed by t, at off + (s - a) * L + (t - a)
     int* Cr                # best tree over s..t headed by s
     int last_path          # AS_PATH_* flags of the last as_costs call
+    # cost of the arc 0 -> h that ends the top tree (a DP's last left expansion), by the
+    # type of h: gold head elsewhere / gold root / unknown. {1, 0, 0} is δ(0 -> h); with a
+    # mixed stack it is the best cost of the stack words below the top sentence (as_F_cut)
+    int rc_other
+    int rc_root
+    int rc_unk
     # scratch (sized once per document; T grows on demand)
     int* sub               # a successor's stack
-    unsigned char* mark
+    int* sub2              # [0] + the top run of a mixed stack
+    unsigned char* mark    # also: the lower-run DP's states (as_F_cut)
+    int* p2v               # lower-run DP: value of each state (node), minus an offset
     int* R
     int* X
     int* T

@@ -43,13 +43,30 @@ gold, a sentence of the Doc's gold forest (partial gold may give finer blocks).
 * Next block. When b lies in a later block than s0 (the top sentence has no word left in
   the buffer), LEFT and RIGHT keep b's block whole, so their F splits once more into
   F(stack, empty buffer) + F([0], b..E): two small DPs instead of one.
-* Mixed stacks do not split: when the model has put words of several gold sentences on
-  the stack, they must end as one tree (arc-standard reduces only the top two, and ROOT
-  needs a stack of one word), and the arcs that glue them interact with each sentence's
-  own loss; one DP covers the whole stack (still cut at E).
-* Each DP is [GSS14]'s when every block it touches is complete projective gold (their
-  union is a complete projective forest), even if other blocks of the Doc are not; the
-  §3.6 DP otherwise, with m <= the length of b's block instead of the Doc's buffer.
+* The DP of a part is [GSS14]'s when its sentence (the top word's block, which is also
+  the buffer's) is complete projective gold, even if other sentences of the Doc are not,
+  and the §3.6 DP otherwise, with m <= the sentence's length instead of the Doc's.
+* Mixed stacks. When the model has put words of several gold sentences on the stack,
+  they must end in one tree t* (arc-standard reduces the top two only, and ROOT needs a
+  stack of one word), so the sentences do not simply add up: the arcs that glue them
+  cross blocks, but they may fall on words that are lost anyway. Let the top run be the
+  stack words of the top word's block, the lower runs the words below it, and the
+  buffer b..E (the top block's words, by the cut). Then some optimal computation takes
+  every buffer word of t* before the first lower-run word (lemma L1, our claim. The
+  intuition: a buffer segment taken later has only cross-block, hence wrong, arcs to the
+  lower words, so it can be taken earlier, hung on the top sentence's part; we have no
+  complete written proof. It is checked against the §3.6 DP over the whole Doc on
+  random configurations of Docs up to 60 words, mixed stacks included
+  (test_arc_standard_cut_at_sentences_equals_whole_doc_dp), and by the shared brute
+  force on multi-sentence gold). After that point the
+  rest is arc-standard on a stack alone (lower_root_costs): the lower words are taken
+  top-down, each becomes a dependent of the current root or takes it, and 0 takes the
+  last root. Every arc there between the top tree's root h and a lower word crosses
+  blocks, so h matters only through its type (gold root, unknown head, other): one
+  linear-time pass gives, per type, the cost of the lower runs plus the final arc, and
+  the top run's DP uses it as the cost of its last arc 0 -> h. A mixed state thus costs
+  O(stack) plus a DP over the top sentence alone, instead of a DP over the whole stack
+  (O(lL^2 m^2) with lL up to the Doc's length when an untrained model explores).
 """
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memset
@@ -90,8 +107,14 @@ cdef int as_build(ASOracleC* o, const int32_t* heads, int n, bint force_general,
     o.R = <int*>malloc((N1 + 1) * sizeof(int))
     o.X = <int*>malloc((N1 + 2) * sizeof(int))
     o.sidx = <int*>calloc(N1 + 1, sizeof(int))
+    o.p2v = <int*>calloc(N1 + 1, sizeof(int))
+    o.sub2 = <int*>malloc((N1 + 2) * sizeof(int))
+    o.rc_other = 1
+    o.rc_root = 0
+    o.rc_unk = 0
     if not (o.head and o.kid_start and o.kids and o.blk_of and o.blk_a and o.blk_e
-            and o.blk_gen and o.blk_off and o.sub and o.mark and o.R and o.X and o.sidx):
+            and o.blk_gen and o.blk_off and o.sub and o.mark and o.R and o.X and o.sidx
+            and o.p2v and o.sub2):
         return -1
     o.head[0] = -1
     for i in range(n):
@@ -234,25 +257,110 @@ cdef void as_free(ASOracleC* o) noexcept nogil:
     free(o.head); free(o.kid_start); free(o.kids); free(o.blk_of); free(o.blk_a)
     free(o.blk_e); free(o.blk_gen); free(o.blk_off); free(o.sub); free(o.mark); free(o.R)
     free(o.X); free(o.T); free(o.sidx); free(o.S0); free(o.S1); free(o.Ir); free(o.H0)
-    free(o.H1); free(o.minU); free(o.minUnk); free(o.Cl); free(o.Cr)
+    free(o.H1); free(o.minU); free(o.minUnk); free(o.Cl); free(o.Cr); free(o.p2v)
+    free(o.sub2)
     memset(o, 0, sizeof(ASOracleC))
 
 
+cdef void lower_root_costs(ASOracleC* o, const int* stk, int t1) noexcept nogil:
+    """o.rc_*: the best cost of the stack words stk[1..t1-1] (the runs below the top
+    sentence's run, all in other blocks) plus the arc from node 0, once the top tree
+    (root h of a given type) is built and the buffer words it takes are taken (module
+    docstring, "Mixed stacks"). With no buffer word left to take, this part is
+    arc-standard on a stack alone: the words are taken top-down, each either becomes a
+    dependent of the current root or takes it (and becomes the root); finally 0 takes the
+    root. All arcs between h and these words cross blocks, so h enters only through its
+    type: δ(x -> h) = κ(h) (0 if h's head is unknown, else 1) and δ(0 -> h).
+
+    DP over the current root, O(words + gold arcs): "stay" adds κ(x) to every state but
+    x's gold head (lazy offset g), "x takes c" costs 1, or 0 onto x's gold dependents and
+    unknown-headed states. h is a phantom state whose "taken" cost κ(h) is factored out:
+    every other state descends from exactly one taking of h. Then
+      rc(type) = min(phantom + δ(0 -> h), κ(h) + min over states c of value + δ(0 -> c))."""
+    cdef int t, x, kx, h, kk, k, best, tv
+    cdef int g = 0                      # lazy offset of the states' values
+    cdef int ph = 0                     # the phantom (the top tree's root stays root)
+    cdef int mn = 0                     # min over all states, phantom included
+    cdef int mnU = 0                    # min over unknown-headed states and the phantom
+    cdef int q = AS_INF
+    cdef unsigned char* isin = o.mark   # state flags (the paper DP clears mark after use)
+    for t in range(t1 - 1, 0, -1):
+        x = stk[t]
+        kx = 0 if o.head[x] == AS_UNKNOWN else 1
+        best = imin(mn + 1, mnU)        # x takes the current root
+        for kk in range(o.kid_start[x], o.kid_start[x + 1]):
+            k = o.kids[kk]
+            if isin[k]:
+                best = imin(best, o.p2v[k] + g)
+        g += kx                         # the current root takes x
+        ph += kx
+        mn += kx
+        mnU += kx
+        h = o.head[x]
+        if kx and h > 0 and isin[h]:    # ... at no cost when the root is x's gold head
+            o.p2v[h] -= 1
+            tv = o.p2v[h] + g
+            mn = imin(mn, tv)
+            if o.head[h] == AS_UNKNOWN:
+                mnU = imin(mnU, tv)
+        isin[x] = 1
+        o.p2v[x] = best - g
+        mn = imin(mn, best)
+        if not kx:
+            mnU = imin(mnU, best)
+    for t in range(1, t1):
+        x = stk[t]
+        tv = o.p2v[x] + g + (0 if (o.head[x] == 0 or o.head[x] == AS_UNKNOWN) else 1)
+        q = imin(q, tv)
+        isin[x] = 0
+    o.rc_other = imin(ph + 1, 1 + q)
+    o.rc_root = imin(ph, 1 + q)
+    o.rc_unk = imin(ph, q)
+
+
 cdef int as_F_cut(ASOracleC* o, const int* stk, int lL, int b, int e) noexcept nogil:
-    """F of the configuration cut at e: stack stk, buffer b..e (empty if b > e), e the end
-    of b's block or b - 1. [GSS14]'s DP if every block with a stack word or a buffer word
-    is complete projective gold, else the §3.6 DP."""
-    cdef int t
-    cdef bint gen = b <= e and o.blk_gen[o.blk_of[b]]
-    for t in range(1, lL):
-        if gen:
-            break
-        gen = o.blk_gen[o.blk_of[stk[t]]]
-    if gen:
+    """F of the configuration cut at e: stack stk, buffer b..e (empty if b > e; else e
+    is the end of b's block). When b's block is not the stack top's, the cut applies once
+    more between the stack and the buffer.
+
+    Clean stack (all words in one block): [GSS14]'s DP if that block (and the buffer's)
+    is complete projective gold, else the §3.6 DP. Mixed stack: the same DP over 0, the
+    top run and the buffer, with the arc that hangs the top tree on 0 costing what the
+    runs below need (lower_root_costs)."""
+    cdef int t1 = lL - 1, v, Jt
+    cdef int zero = 0
+    if b <= e and lL >= 2 and o.blk_of[stk[lL - 1]] != o.blk_of[b]:
+        # b's block holds no stack word: the cut again, between the stack and the buffer
+        return as_F_cut(o, stk, lL, b, b - 1) + as_F_cut(o, &zero, 1, b, e)
+    if lL <= 2 or o.blk_of[stk[1]] == o.blk_of[stk[lL - 1]]:
+        if lL >= 2:
+            Jt = o.blk_of[stk[lL - 1]]
+        else:
+            Jt = o.blk_of[b] if b <= e else -1
+        if Jt >= 0 and o.blk_gen[Jt]:
+            o.last_path |= AS_PATH_GENERAL
+            return as_F_general(o, stk, lL, b, e)
+        o.last_path |= AS_PATH_PAPER
+        return as_F_paper(o, stk, lL, b, e)
+    o.last_path |= AS_PATH_MIXED
+    Jt = o.blk_of[stk[lL - 1]]
+    while o.blk_of[stk[t1 - 1]] == Jt:  # the top run: stk[t1..lL-1]
+        t1 -= 1
+    lower_root_costs(o, stk, t1)
+    cdef int* top = o.sub2              # [0] + the top run
+    top[0] = 0
+    for v in range(t1, lL):
+        top[v - t1 + 1] = stk[v]
+    if o.blk_gen[Jt]:
         o.last_path |= AS_PATH_GENERAL
-        return as_F_general(o, stk, lL, b, e)
-    o.last_path |= AS_PATH_PAPER
-    return as_F_paper(o, stk, lL, b, e)
+        v = as_F_general(o, top, lL - t1 + 1, b, e)
+    else:
+        o.last_path |= AS_PATH_PAPER
+        v = as_F_paper(o, top, lL - t1 + 1, b, e)
+    o.rc_other = 1
+    o.rc_root = 0
+    o.rc_unk = 0
+    return v
 
 
 cdef int as_F(ASOracleC* o, const int* stk, int lL, int b) noexcept nogil:
@@ -330,7 +438,11 @@ cdef int as_F_paper(ASOracleC* o, const int* stk, int lL, int b, int e_buf) noex
                     x = a - 1
                     idx = (x * W + (e - p)) * N
                     T[idx + h] = imin(T[idx + h], v + (o.head[o.X[x]] != o.X[h]))   # la
-                    T[idx + x] = imin(T[idx + x], v + (o.head[o.X[h]] != o.X[x]))   # ra
+                    if x > 0:
+                        T[idx + x] = imin(T[idx + x], v + (o.head[o.X[h]] != o.X[x]))   # ra
+                    else:       # ra onto node 0 ends the top tree: rc_* (as_F_cut)
+                        T[idx + x] = imin(T[idx + x], v + (o.rc_root if o.head[o.X[h]] == 0
+                                                           else o.rc_other))
                 if e < N - 1:                   # right expansion with X[e+1] = σR[j+1]
                     y = e + 1
                     idx = (a * W + (y - p)) * N
@@ -359,7 +471,7 @@ cdef int as_F_general(ASOracleC* o, const int* stk, int lL, int b, int e) noexce
     cdef int m = e + 1 - b if e >= b else 0
     cdef int J = o.blk_of[b] if m > 0 else 0
     cdef int L = o.blk_e[J] - o.blk_a[J] + 1
-    cdef int i, k, p, q, r, v, t, best, mu, mk, h, x, y, kk, sk
+    cdef int i, k, p, q, r, v, t, best, mu, mk, h, x, y, kk, sk, c_gen, c_unk, c_kid
     cdef int* S = o.S0
     cdef int* Sn = o.S1
     cdef int* H = o.H0
@@ -458,21 +570,25 @@ cdef int as_F_general(ASOracleC* o, const int* stk, int lL, int b, int e) noexce
             break
         # left expansion with x = σL[i+1]
         x = stk[lL - i - 1]
+        c_gen, c_unk, c_kid = 1, 0, 0
+        if x == 0:
+            c_gen, c_unk, c_kid = o.rc_other, o.rc_unk, o.rc_root
         for p in range(m + 1):
             for k in range(1, i + 1):
                 v = S[p * rowS + k - 1]
                 Sn[p * rowS + k - 1] = v + dlt(o, stk[lL - k], x) if v < AS_INF else AS_INF
             for k in range(i + 2, lL + 1):
                 Sn[p * rowS + k - 1] = AS_INF
-            # ra: x takes the root of U_i[p]
-            best = imin(o.minU[p] + 1, o.minUnk[p])
+            # ra: x takes the root of U_i[p]: δ = 1, 0 for an unknown head or a gold
+            # arc; onto node 0, which ends the top tree, rc_other / rc_unk / rc_root
+            best = imin(o.minU[p] + c_gen, o.minUnk[p] + c_unk)
             for kk in range(o.kid_start[x], o.kid_start[x + 1]):
                 h = o.kids[kk]
                 sk = o.sidx[h]
                 if sk and sk <= i:
-                    best = imin(best, S[p * rowS + sk - 1])
+                    best = imin(best, S[p * rowS + sk - 1] + c_kid)
                 elif b <= h < b + p and H[h - b] < AS_INF:
-                    best = imin(best, H[h - b] + Cr[(h - b) * L + p - 1])
+                    best = imin(best, H[h - b] + Cr[(h - b) * L + p - 1] + c_kid)
             Sn[p * rowS + i] = best if best < AS_INF else AS_INF
         for q in range(m):
             Hn[q] = H[q] + dlt(o, b + q, x) if H[q] < AS_INF else AS_INF
