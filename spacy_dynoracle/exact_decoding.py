@@ -182,32 +182,46 @@ def _log_softmax(S):
     return out
 
 
+def _move_groups(parser):
+    """(move id, class indices) per unlabelled move; a slice when the classes are
+    contiguous (spaCy orders them by action), so the per-move views need no copy."""
+    class_move = _class_moves(parser)
+    groups = []
+    for m in np.unique(class_move):
+        cls = np.flatnonzero(class_move == m)
+        sel = slice(cls[0], cls[-1] + 1) if cls[-1] - cls[0] + 1 == len(cls) else cls
+        groups.append((int(m), cls, sel))
+    return groups
+
+
 def move_window_scores(parser, doc, semiring="max", normalize=True, S=None):
     """Per unlabelled move id: (N1, N1) scores over windows (s0, b0), labels eliminated
     (spec §5.7: max or log-sum-exp), and per move the best class index per window.
-    S: the doc's window_class_scores if already computed."""
+    S: the doc's window_class_scores if already computed. normalize="all" subtracts the
+    window's log-partition over all classes from the eliminated scores (max and
+    log-sum-exp commute with that shift), so the log-softmax is never materialised."""
     if S is None:
         S = window_class_scores(parser, doc)
     if normalize not in (True, False, "all", "valid", "none"):
         raise ValueError(f"normalize must be 'all', 'valid' or 'none', not {normalize!r}")
-    if normalize in (True, "all"):
-        S = _log_softmax(S)
-    class_move = _class_moves(parser)
-    out, best_class = {}, {}
-    for m in np.unique(class_move):
-        cls = np.flatnonzero(class_move == m)
-        sub = S[..., cls]
-        best_class[int(m)] = cls[sub.argmax(axis=-1)]
+    out, best_class, mass = {}, {}, {}
+    for m, cls, sel in _move_groups(parser):
+        sub = S[..., sel]
+        arg = sub.argmax(axis=-1)
+        best_class[m] = cls[arg]
         if semiring == "max":
-            out[int(m)] = sub.max(axis=-1)
+            out[m] = np.take_along_axis(sub, arg[..., None], axis=-1)[..., 0]
         else:
-            mx = sub.max(axis=-1, keepdims=True)
-            mx = np.where(np.isfinite(mx), mx, 0.0)
-            with np.errstate(divide="ignore"):
-                out[int(m)] = (mx + np.log(np.exp(sub - mx).sum(axis=-1, keepdims=True)))[..., 0]
-    if normalize == "valid":          # the per-move mass, for normalising over valid moves
-        out["mass"] = {int(m): _lse(S[..., np.flatnonzero(class_move == m)])
-                       for m in np.unique(class_move)}
+            out[m] = _lse(sub)
+        if normalize == "valid":      # the per-move mass, for normalising over valid moves
+            mass[m] = out[m] if semiring != "max" else _lse(sub)
+    if normalize in (True, "all"):
+        # the moves partition the classes: in the log semiring Z is their log-sum-exp
+        Z = _lse(np.stack(list(out.values()), axis=-1)) if semiring != "max" else _lse(S)
+        with np.errstate(invalid="ignore"):
+            out = {m: np.where(np.isneginf(v), -np.inf, v - Z) for m, v in out.items()}
+    if normalize == "valid":
+        out["mass"] = mass
     return out, best_class
 
 
