@@ -127,7 +127,37 @@ def evaluate_all(treebank, output, seed, ud_root=None, model="model-last", n_sen
                 line += (f" ECE {100 * calibration['decoded']['ece']:.2f}"
                          f" (argmax {100 * calibration['argmax']['ece']:.2f})")
             print(line + f" [{seconds:.0f}s]", flush=True)
+        record["speed"] = speed(nlp, path, select, n_sents,
+                                ("greedy", "exact") if name == "window" else (None,))
         write_json(out, record)
+
+
+def speed(nlp, path, select, n_sents, decodings):
+    """Words per second (wall and process CPU) of nlp.pipe on the dev words, per decoding,
+    marginals off: the parse alone (the tok2vec included)."""
+    from spacy_dynoracle.conllu_io import sentences_to_docs, words_only_copy
+    from spacy_dynoracle.corpus import read_sentences
+
+    gold = list(sentences_to_docs(nlp.vocab, read_sentences(path, select=select), n_sents,
+                                  keep_source=False))
+    words = sum(len(d) for d in gold)
+    parser = nlp.get_pipe("parser")
+    out = {}
+    for decode in decodings:
+        saved = dict(parser.cfg)
+        if decode is not None:
+            parser.cfg.update(decode=decode, arc_marginals=False)
+        docs = [words_only_copy(doc) for doc in gold]
+        start, cpu = time.perf_counter(), time.process_time()
+        for _ in nlp.pipe(docs, batch_size=64):
+            pass
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+        parser.cfg.clear()
+        parser.cfg.update(saved)
+        out[decode or "greedy"] = {"words": words, "seconds": round(seconds, 2),
+                                   "cpu_seconds": round(cpu, 2),
+                                   "words_per_s": round(words / seconds), "words_per_cpu_s": round(words / cpu)}
+    return out
 
 
 def load_table(output, treebanks, seed):
@@ -164,6 +194,20 @@ def report(output, treebanks, seed):
         for decode in ("greedy", "exact"):
             try:
                 cells.append(f"{100 * w[decode]['calibration']['decoded']['ece']:.2f}")
+            except KeyError:
+                cells.append("-")
+        lines.append(f"| {treebank} | " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.append("Parse speed on the same dev words (words per CPU second of nlp.pipe, tok2vec "
+                 "included, marginals off):\n")
+    lines.append("| treebank | window greedy | window exact | default greedy | spaCy parser |")
+    lines.append("|---|---|---|---|---|")
+    for treebank, row in rows.items():
+        cells = []
+        for name, decode in (("window", "greedy"), ("window", "exact"), ("default", "greedy"),
+                             ("spacy", "greedy")):
+            try:
+                cells.append(f"{row[name]['speed'][decode]['words_per_cpu_s']:,}")
             except KeyError:
                 cells.append("-")
         lines.append(f"| {treebank} | " + " | ".join(cells) + " |")
