@@ -8,7 +8,6 @@
 # so a state has 2D+1 transition slots.
 from libc.stdint cimport int32_t, uint64_t
 from libcpp.vector cimport vector
-from libcpp.unordered_map cimport unordered_map
 from libcpp.utility cimport pair
 
 
@@ -26,7 +25,9 @@ cdef enum:
     PATH_PARTIAL = 3        # gold with unknown heads: full search, unknown arcs cost 0
     PATH_GUARD = 4          # guard tripped: documented fallback (all valid moves cost 0)
     PATH_LOCAL = 5          # not covered, reduction restricted to locally covered fragments
-    N_PATHS = 6
+    PATH_BOUND = 6          # no table: every successor's F decided by the fast path or by
+                            #   lower bound == upper bound (orphans vs. greedy completion)
+    N_PATHS = 7
 
 
 cdef struct AttGold:
@@ -40,14 +41,20 @@ cdef struct AttGold:
     int n_post
     int* lcov               # lcov[x] = 1 if the gold subtree of x is derivable on its own
                             #   (its yield contiguous and covered); used by PATH_LOCAL
-    uint64_t* cache_key     # training mode: exact F of the successors of the last state
-    int* cache_val          #   (signature of (stack, b) -> F), ORC_MAX_T slots
-    int cache_n
+    # blocks: a cut e (1 <= e <= n+1) is a position no gold arc between words crosses
+    # (sentences of a spaCy Doc); F(σ, b) splits at the first cut >= b (see costs())
+    int* cut_next           # cut_next[b] = the smallest cut >= b, for b in 1..n+1
+    int* block_cov          # for a cut e <= n: its block [e, cut_next[e+1]) is derived by the
+                            #   static policy on its own
+    int* cov_before         # for a cut e: every block before e is covered
+    int* block_loss         # for a cut e <= n: F([0], e) of its block alone, -1 = not known yet
+    int* cache              # exact F of the last state's successors, entries
+    int cache_len           #   [F, b, ls, stack[0..ls)] (see AttardiOracle._store_cache)
 
 
 cdef class OracleGold:
-    cdef vector[int] _head, _kid_start, _kids, _post, _lcov, _cache_val
-    cdef vector[uint64_t] _cache_key
+    cdef vector[int] _head, _kid_start, _kids, _post, _lcov
+    cdef vector[int] _cut_next, _block_cov, _cov_before, _block_loss, _cache
     cdef AttGold c
     cdef void build(self, const int32_t* heads, int n_tokens, int D, bint root_ra1) noexcept nogil
 
@@ -58,7 +65,7 @@ cdef class AttardiOracle:
     cdef public bint prune          # the paper's pruning of buffer-only spans (covered gold)
     cdef public bint exact          # exact non-zero cost values (else lower bounds, §2.7)
     cdef public int uncovered_mode  # 0: full search (§2.9 opt. 2); 1: local reduction
-    cdef public long budget         # guard: max combinations per search
+    cdef public long budget         # guard: max combinations per state (all its searches)
     cdef public int max_m           # guard: max |rho| per search
     cdef public double max_ms       # guard: max wall time per state (milliseconds)
     cdef double _t_end
@@ -72,9 +79,12 @@ cdef class AttardiOracle:
     # scratch
     cdef vector[int] _pending, _st, _st2, _rho, _lo, _hi, _cnt, _nbad, _flag
     cdef vector[int] _cstart, _clen
+    cdef vector[int] _orph      # per node: bit 1 = orphan (see lower_bound), bit 2 = on the stack
+    cdef vector[int] _gpend     # greedy_run: pending gold dependents (zero outside a run)
+    cdef vector[int] _alive     # greedy_run: on the stack or in the buffer (zero outside a run)
+    cdef vector[int] _gst       # greedy_run: its stack
     cdef vector[uint64_t] _keys
     cdef vector[int] _vals
-    cdef unordered_map[uint64_t, int] _acc     # (unused; kept for layout simplicity)
     # open-addressing accumulator of the cell being built (generation-stamped slots)
     cdef vector[uint64_t] _hkeys
     cdef vector[int] _hvals
@@ -85,24 +95,41 @@ cdef class AttardiOracle:
     cdef long _left_budget
     cdef int _cap
     cdef int _b_cur             # node id of the buffer front of the searched configuration
-    cdef vector[int] _a
+    # the lost-dependents bound of search() (see _lost)
+    cdef vector[int] _pos, _hp, _pre, _cntp
+    cdef int _m1, _cur_i, _cur_j
 
-    cdef bint zero_future(self, const AttGold* g, const int* stack, int ls, int b) noexcept nogil
-    cdef int reduce(self, const AttGold* g, const int* stack, int ls, int b, bint local) noexcept nogil
+    cdef int static_next(self, const AttGold* g, const int* stack, int ls, int b, int e,
+                         const int* pending) noexcept nogil
+    cdef bint zero_future(self, const AttGold* g, const int* stack, int ls, int b,
+                          int e) noexcept nogil
+    cdef int reduce(self, const AttGold* g, const int* stack, int ls, int b, int e,
+                    bint local) noexcept nogil
     cdef int search(self, const AttGold* g, const int* rho, int m, int l, bint prune,
                     int cap) noexcept nogil
-    cdef int future_loss(self, const AttGold* g, const int* stack, int ls, int b, int cap) noexcept nogil
-    cdef int greedy_upper(self, const AttGold* g, const int* stack, int ls, int b) noexcept nogil
+    cdef int lower_bound(self, const AttGold* g, const int* stack, int ls, int b,
+                         int e) noexcept nogil
+    cdef int future_loss(self, const AttGold* g, const int* stack, int ls, int b, int e,
+                         int cap, int emin) noexcept nogil
+    cdef int block_loss(self, AttGold* g, int e) noexcept nogil
+    cdef int greedy_upper(self, const AttGold* g, const int* stack, int ls, int b,
+                          int e) noexcept nogil
+    cdef int greedy_one_more(self, const AttGold* g, const int* stack, int ls, int b, int e,
+                             int target) noexcept nogil
+    cdef int greedy_run(self, const AttGold* g, const int* stack, int ls, int b, int e,
+                        int kind, int node, int limit) noexcept nogil
     cdef int apply(self, int t, const int* stack, int ls, int b, int* out, int* ls2, int* b2,
                    int* head, int* dep) noexcept nogil
     cdef int costs(self, const AttGold* g, const int* stack, int ls, int b, const int* want,
                    int* out) noexcept nogil
-    cdef void _tally(self, long combos) noexcept nogil
+    cdef int _guard(self, int T, int* out) noexcept nogil
+    cdef int _cached(self, const AttGold* g, const int* stack, int ls, int b) noexcept nogil
     cdef void _store_cache(self, AttGold* g, const int* stack, int ls, int b, const int* want,
                            const int* EF) noexcept nogil
+    cdef void _tally(self, long combos) noexcept nogil
     cdef void _add(self, const int* sa, const int* G, int D, int v) noexcept nogil
+    cdef void _prepare_lost(self, const AttGold* g, const int* rho, int m) noexcept nogil
+    cdef int _lost(self, const int* s, int D) noexcept nogil
     cdef void _hclear(self) noexcept nogil
     cdef void _hput(self, uint64_t key, int v) noexcept nogil
     cdef void _gen_alpha(self, int i, int D, vector[pair[uint64_t, int]]* out) noexcept nogil
-    cdef int static_next(self, const AttGold* g, const int* stack, int ls, int b,
-                         const int* pending) noexcept nogil

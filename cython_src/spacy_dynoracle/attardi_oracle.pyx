@@ -8,13 +8,20 @@ Spec: ../shared/specs/attardi.md. The pieces, by spec section:
 * §2.7  zero_future(σ, b): the O(n·D) test F(σ, b) == 0 (canonical static policy run from the
         configuration). Used first in every state: when the state has lost nothing, the
         zero-cost set needs no table at all.
+* [ext] lower_bound() / greedy_upper() / greedy_one_more(): F is at least the number of
+        orphans (words whose gold head is already attached) and at most the wrong arcs of a
+        greedy completion; when they meet, no table.
 * §2.3  reduce(): buffer reduction with the corrected condition 3 [fix], O(n).
 * §2.4/2.5 search(): the tabular algorithm over ρ = σ·β_R for any D ≤ 3 (D = 2 is exactly
-        Algorithm 1), with the paper's optional pruning of buffer-only spans.
+        Algorithm 1), with the paper's optional pruning of buffer-only spans; it counts only
+        the wrong arcs beyond the orphans' (the excess), capped.
 * §2.6  costs(): cost of every requested transition at once, L(τ(c)) − min_τ' L(τ'(c)).
 * §2.9  gold trees the system cannot derive: no reduction, no pruning (exact for any tree),
         or the "local" variant that keeps the reduction for fragments whose subtree is
         derivable on its own.
+* [ext] blocks: every function works on the configuration restricted to the words before the
+        first cut e >= b (a position no gold arc between words crosses: the sentences of a
+        spaCy Doc), see costs().
 
 Package convention (docs/systems/attardi.md): with `root_ra1`, node 0 can only be the head of
 an ra_1 (the ROOT move), never of ra_k for k >= 2. The table, the fast path and the static
@@ -24,7 +31,6 @@ from libc.stdint cimport int32_t, uint64_t
 from libcpp.vector cimport vector
 from libcpp.utility cimport pair
 from libcpp.algorithm cimport sort
-from cython.operator cimport dereference as deref
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 
@@ -41,6 +47,8 @@ cdef inline int delta_arc(const AttGold* g, int h, int d) noexcept nogil:
     """1 if the arc h -> d is wrong, 0 if it is gold or d's gold head is unknown."""
     cdef int gh = g.head[d]
     return 0 if (gh < 0 or gh == h) else 1
+
+
 
 
 cdef class OracleGold:
@@ -61,10 +69,17 @@ cdef class OracleGold:
     def n_unknown(self):
         return self.c.n_unknown
 
+    @property
+    def cuts(self):
+        """The cuts e in 1..n+1 (no gold arc between words crosses e) and, per block
+        [e, next cut), whether the static policy derives it on its own."""
+        return [(e, bool(self.c.block_cov[e]) if e <= self.c.n else None)
+                for e in range(1, self.c.n + 2) if self.c.cut_next[e] == e]
+
     cdef void build(self, const int32_t* heads, int n_tokens, int D, bint root_ra1) noexcept nogil:
         """heads: token-level gold heads (a root points to itself, -1 = unknown)."""
         cdef int n = n_tokens
-        cdef int x, h, i, top, k
+        cdef int x, h, i, top, k, e, lo, hi
         self._head.assign(n + 1, -1)
         self._kid_start.assign(n + 2, 0)
         self._kids.assign(n + 1, 0)
@@ -114,11 +129,9 @@ cdef class OracleGold:
         self.c.post = self._post.data()
         self.c.n_post = self._post.size()
         self.c.lcov = self._lcov.data()
-        self._cache_key.assign(ORC_MAX_T, 0)
-        self._cache_val.assign(ORC_MAX_T, 0)
-        self.c.cache_key = self._cache_key.data()
-        self.c.cache_val = self._cache_val.data()
-        self.c.cache_n = 0
+        self._cache.assign(ORC_MAX_T * (n + 5), 0)
+        self.c.cache = self._cache.data()
+        self.c.cache_len = 0
         if self.c.n_post != n + 1:       # a cycle or unknown heads: no tree under node 0
             if self.c.n_unknown == 0:
                 self.c.n_unknown = n + 1 - self.c.n_post
@@ -133,6 +146,99 @@ cdef class OracleGold:
                     x = self.c.post[i]
                     if x != 0:
                         self._lcov[x] = local_covered(&self.c, x, D, root_ra1)
+        # cuts: e is crossed by a gold arc h -> x (h, x >= 1) iff min(h, x) < e <= max(h, x)
+        cdef vector[int] cross
+        cross.assign(n + 3, 0)
+        for x in range(1, n + 1):
+            h = self._head[x]
+            if h >= 1:
+                lo = h if h < x else x
+                hi = x if h < x else h
+                cross[lo + 1] += 1
+                cross[hi + 1] -= 1
+        self._cut_next.assign(n + 3, n + 1)
+        self._block_cov.assign(n + 2, 1)
+        self._cov_before.assign(n + 2, 1)
+        self._block_loss.assign(n + 2, -1)
+        for e in range(1, n + 2):
+            cross[e] += cross[e - 1]
+        e = n + 1
+        for x in range(n + 1, 0, -1):
+            if cross[x] == 0:
+                e = x
+            self._cut_next[x] = e
+        self._cut_next[0] = 1
+        self.c.cut_next = self._cut_next.data()
+        self.c.block_cov = self._block_cov.data()
+        self.c.cov_before = self._cov_before.data()
+        self.c.block_loss = self._block_loss.data()
+        if self.c.covered:
+            for e in range(n + 2):
+                self._block_loss[e] = 0
+        elif self.c.n_unknown == 0:
+            k = 1                            # all blocks so far covered
+            e = 1
+            while e <= n:
+                self._cov_before[e] = k
+                self._block_cov[e] = block_covered(&self.c, e, self._cut_next[e + 1], D,
+                                                   root_ra1)
+                if self._block_cov[e]:
+                    self._block_loss[e] = 0
+                else:
+                    k = 0
+                e = self._cut_next[e + 1]
+            self._cov_before[n + 1] = k
+        else:
+            for e in range(n + 2):
+                self._cov_before[e] = 0
+                self._block_cov[e] = 0
+
+
+cdef int block_covered(const AttGold* g, int e, int e2, int D, bint root_ra1) noexcept nogil:
+    """1 if the canonical static policy (spec §1.3) derives the block of words [e, e2) on its
+    own, from the stack [0] (no gold arc leaves the block but those to node 0)."""
+    cdef vector[int] st, pending
+    cdef int x, k, top, h, b = e
+    cdef bint moved
+    pending.assign(e2, 0)
+    for x in range(e, e2):
+        h = g.head[x]
+        if h >= e:
+            pending[h] += 1
+    st.push_back(0)
+    while True:
+        if st.size() == 1 and b >= e2:
+            return 1
+        top = st.back()
+        moved = False
+        for k in range(1, D + 1):
+            if <int>st.size() >= k + 2:
+                x = st[st.size() - 1 - k]
+                if g.head[x] == top and pending[x] == 0:
+                    st.erase(st.begin() + (st.size() - 1 - k))
+                    pending[top] -= 1
+                    moved = True
+                    break
+        if moved:
+            continue
+        for k in range(1, D + 1):
+            if <int>st.size() >= k + 1:
+                h = st[st.size() - 1 - k]
+                if root_ra1 and k >= 2 and h == 0:
+                    continue
+                if g.head[top] == h and pending[top] == 0:
+                    st.pop_back()
+                    if h > 0:
+                        pending[h] -= 1
+                    moved = True
+                    break
+        if moved:
+            continue
+        if b < e2:
+            st.push_back(b)
+            b += 1
+            continue
+        return 0
 
 
 cdef int local_covered(const AttGold* g, int r, int D, bint root_ra1) noexcept nogil:
@@ -212,14 +318,6 @@ cdef int local_covered(const AttGold* g, int r, int D, bint root_ra1) noexcept n
         return 0
 
 
-cdef inline uint64_t state_sig(const int* stack, int ls, int b) noexcept nogil:
-    cdef uint64_t h = <uint64_t>1469598103934665603
-    for i in range(ls):
-        h = (h ^ <uint64_t>(stack[i] + 1)) * <uint64_t>1099511628211
-    h = (h ^ <uint64_t>(b + 7919)) * <uint64_t>1099511628211
-    return (h ^ <uint64_t>ls) * <uint64_t>1099511628211
-
-
 cdef inline uint64_t pack(const int* s, int cnt) noexcept nogil:
     cdef uint64_t key = 0
     for i in range(cnt):
@@ -231,6 +329,8 @@ cdef inline void unpack(uint64_t key, int* s, int cnt) noexcept nogil:
     for i in range(cnt - 1, -1, -1):
         s[i] = <int>(key & SYM_MASK)
         key >>= B
+
+
 
 
 cdef class AttardiOracle:
@@ -257,7 +357,7 @@ cdef class AttardiOracle:
         self.scratch_gold = OracleGold()
         self.reset_counts()
 
-    PATH_NAMES = ("fast", "table", "full", "partial", "guard", "local")
+    PATH_NAMES = ("fast", "table", "full", "partial", "guard", "local", "bound")
 
     def reset_counts(self):
         for i in range(N_PATHS):
@@ -276,10 +376,10 @@ cdef class AttardiOracle:
         return self.PATH_NAMES[self.last_path] if self.last_path >= 0 else None
 
     # ---- §2.7 zero-future fast path ---------------------------------------------------
-    cdef int static_next(self, const AttGold* g, const int* stack, int ls, int b,
+    cdef int static_next(self, const AttGold* g, const int* stack, int ls, int b, int e,
                          const int* pending) noexcept nogil:
         """Canonical static policy (spec §1.3, Cohen et al.): la_k (k = 1..D) if s_{k+1}'s gold
-        head is s_1 and s_{k+1} is complete; else ra_k; else sh; -1 if stuck."""
+        head is s_1 and s_{k+1} is complete; else ra_k; else sh (buffer [b, e)); -1 if stuck."""
         cdef int top = stack[ls - 1]
         cdef int k, x
         for k in range(1, self.D + 1):
@@ -294,12 +394,14 @@ cdef class AttardiOracle:
                     continue
                 if g.head[top] == x and pending[top] == 0:
                     return 2 * k
-        if b <= g.n:
+        if b < e:
             return 0
         return -1
 
-    cdef bint zero_future(self, const AttGold* g, const int* stack, int ls, int b) noexcept nogil:
-        """F(σ, b) == 0 (spec §2.7, exact for any gold tree without unknown heads)."""
+    cdef bint zero_future(self, const AttGold* g, const int* stack, int ls, int b,
+                          int e) noexcept nogil:
+        """F(σ, b) == 0 on the words before e (spec §2.7, exact for any gold tree without
+        unknown heads)."""
         cdef int n = g.n
         cdef int i, x, t, k, top
         self._pending.assign(n + 1, 0)
@@ -307,15 +409,15 @@ cdef class AttardiOracle:
             x = g.head[stack[i]]
             if x >= 0:
                 self._pending[x] += 1
-        for x in range(b, n + 1):
+        for x in range(b, e):
             if g.head[x] >= 0:
                 self._pending[g.head[x]] += 1
         self._st.assign(stack, stack + ls)
         while True:
             ls = self._st.size()
-            if ls == 1 and b > n:
+            if ls == 1 and b >= e:
                 return True
-            t = self.static_next(g, self._st.data(), ls, b, self._pending.data())
+            t = self.static_next(g, self._st.data(), ls, b, e, self._pending.data())
             if t < 0:
                 return False
             if t == 0:
@@ -332,9 +434,11 @@ cdef class AttardiOracle:
                 self._st.pop_back()
 
     # ---- §2.3 buffer reduction --------------------------------------------------------
-    cdef int reduce(self, const AttGold* g, const int* stack, int ls, int b, bint local) noexcept nogil:
-        """Fill self._rho with σ·β_R; return m = |ρ|. Conditions 1-3 of spec §2.3 ([fix]:
-        condition 3); with `local`, a fragment is also required to be derivable on its own."""
+    cdef int reduce(self, const AttGold* g, const int* stack, int ls, int b, int e,
+                    bint local) noexcept nogil:
+        """Fill self._rho with σ·β_R (buffer [b, e)); return m = |ρ|. Conditions 1-3 of spec
+        §2.3 ([fix]: condition 3); with `local`, a fragment is also required to be derivable
+        on its own. No gold arc crosses e, so the words from e on never join a fragment."""
         cdef int n = g.n
         cdef int i, j, v, c, x, h
         cdef int INF = n + 10
@@ -374,7 +478,7 @@ cdef class AttardiOracle:
             if h >= 0 and (self._flag[h] & 6):
                 self._flag[v] |= 4
         self._rho.assign(stack, stack + ls)
-        for x in range(b, n + 1):
+        for x in range(b, e):
             if not (self._flag[x] & 4):
                 self._rho.push_back(x)
         return self._rho.size()
@@ -396,10 +500,12 @@ cdef class AttardiOracle:
         cdef int S[8]
         cdef int G[8]
         cdef vector[pair[uint64_t, int]] items
+        cdef const int* orph = self._orph.data()
         if m > self.max_m:
             return ORC_GUARD
         self._cap = cap          # items worth more than cap cannot be part of a result <= cap
         self.n_searches += 1
+        self._prepare_lost(g, rho, m)
         self._cstart.assign(W * W, 0)
         self._clen.assign(W * W, 0)
         self._keys.clear()
@@ -425,9 +531,13 @@ cdef class AttardiOracle:
                 items.clear()
                 self._gen_alpha(i, D, &items)
                 sort(items.begin(), items.end())
+                self._cur_i = i
+                self._cur_j = i + 1
                 for r in range(<int>items.size()):
-                    self._keys.push_back(items[r].first)
-                    self._vals.push_back(0)
+                    unpack(items[r].first, S, 2 * D - 1)
+                    if self._lost(S, D) <= cap:
+                        self._keys.push_back(items[r].first)
+                        self._vals.push_back(0)
             self._clen[cell] = self._keys.size() - self._cstart[cell]
         for ln in range(2, m + 1):
             i = l - ln
@@ -435,6 +545,8 @@ cdef class AttardiOracle:
                 i = 0
             while i <= m - ln:
                 j = i + ln
+                self._cur_i = i
+                self._cur_j = j
                 self._hclear()
                 k = i + 1
                 while k < j:
@@ -486,7 +598,7 @@ cdef class AttardiOracle:
                                             if a0 != D - q:
                                                 G[r] = S[a0]
                                                 r += 1
-                                        self._add(sa, G, D, v + dl)
+                                        self._add(sa, G, D, v + (0 if orph[dp] & 1 else dl))
                                 # ra_q: arc S[D-q] -> S[D], pop S[D]
                                 hs = S[D - q]
                                 ds = S[D]
@@ -496,7 +608,7 @@ cdef class AttardiOracle:
                                     dl = delta_arc(g, hd, dp)
                                     if not (prune and i >= l and dl and hs - 1 >= l
                                             and g.head[dp] >= self._b_cur):
-                                        self._add(sa, S, D, v + dl)
+                                        self._add(sa, S, D, v + (0 if orph[dp] & 1 else dl))
                     if combos > self._left_budget or (self.max_ms > 0 and now_ms() > self._t_end):
                         self._tally(combos)
                         return ORC_GUARD
@@ -523,19 +635,456 @@ cdef class AttardiOracle:
                 return self._vals[p]
         return ORC_INF
 
+
+    # ---- bounds of F ------------------------------------------------------------------------
+    cdef int lower_bound(self, const AttGold* g, const int* stack, int ls, int b,
+                         int e) noexcept nogil:
+        """|O|, the orphans of (σ, b) before e: words on the stack or in the buffer whose gold
+        head is known and already attached (neither on the stack nor in the buffer). Every
+        completion gives each of them a wrong head, so F(σ, b) >= |O| ([ext], exact). Marks
+        them in self._orph (bit 1; bit 2 = on the stack) for search(), which counts only the
+        excess."""
+        cdef int n = g.n
+        cdef int i, x, h, cnt = 0
+        self._orph.assign(n + 1, 0)
+        for i in range(ls):
+            self._orph[stack[i]] = 2
+        for i in range(1, ls):
+            x = stack[i]
+            h = g.head[x]
+            if 0 <= h < b and not (self._orph[h] & 2):
+                self._orph[x] |= 1
+                cnt += 1
+        for x in range(b, e):
+            h = g.head[x]
+            if 0 <= h < b and not (self._orph[h] & 2):
+                self._orph[x] |= 1
+                cnt += 1
+        return cnt
+
+    cdef int greedy_upper(self, const AttGold* g, const int* stack, int ls, int b,
+                          int e) noexcept nogil:
+        """An upper bound of F(σ, b): the wrong arcs of one complete computation ([ext]): the
+        static policy's gold moves; else remove a complete word that can no longer get its
+        gold head (its head is attached, or unknown: its arc is wrong whatever it is, and
+        removing it only shortens stack distances), LEFT_k before RIGHT; else SHIFT; else
+        RIGHT onto s2. It reaches the lower bound |O| whenever F does (checked exhaustively,
+        like the fast path: tests/test_attardi.py), so with lower_bound it decides F = |O|
+        without a table, and F >= |O| + 1 otherwise."""
+        return self.greedy_run(g, stack, ls, b, e, 0, -1, ORC_INF)
+
+    cdef int greedy_one_more(self, const AttGold* g, const int* stack, int ls, int b, int e,
+                             int target) noexcept nogil:
+        """<= target if some computation with one special move on top of the greedy policy
+        builds at most target wrong arcs, else ORC_INF ([ext], an upper bound only). The
+        special move, made at its first chance: give a complete word x a wrong head, or
+        attach a word x to its gold head (any head, when that is gone) before x is complete
+        (its missing dependents become orphans). One greedy run per candidate word, stopped
+        as soon as it exceeds target."""
+        cdef int x, i, r
+        for i in range(1, ls + e - b):
+            x = stack[i] if i < ls else b + i - ls
+            r = self.greedy_run(g, stack, ls, b, e, 1, x, target)
+            if r <= target:
+                return r
+            r = self.greedy_run(g, stack, ls, b, e, 2, x, target)
+            if r <= target:
+                return r
+        return ORC_INF
+
+    cdef int greedy_run(self, const AttGold* g, const int* stack, int ls, int b, int e,
+                        int kind, int node, int limit) noexcept nogil:
+        """One complete computation from (σ, b) on the words before e, its number of wrong
+        arcs (limit + 1 as soon as it exceeds limit). kind 0: greedy_upper's policy; kind 1:
+        also give `node` a wrong head as soon as it is complete and within reach; kind 2:
+        also attach `node` as soon as its gold head (any head if its gold head is gone) is
+        within reach. Touches only the words of the configuration and their heads, so it
+        costs O(|σ| + e - b) whatever the length of the document."""
+        cdef int i, x, t, k, d, h, wrong = 0
+        cdef int* pend
+        cdef int* alive
+        cdef int* st
+        if <int>self._gpend.size() < g.n + 1:
+            self._gpend.assign(g.n + 1, 0)      # outside a run both are all zero
+            self._alive.assign(g.n + 1, 0)
+        pend = self._gpend.data()
+        alive = self._alive.data()
+        self._gst.resize(ls + e - b + 1)
+        st = self._gst.data()
+        for i in range(ls):
+            st[i] = stack[i]
+            alive[stack[i]] = 1
+        for x in range(b, e):
+            alive[x] = 1
+        for i in range(1, ls):
+            h = g.head[stack[i]]
+            if h >= 0:
+                pend[h] += 1
+        for x in range(b, e):
+            h = g.head[x]
+            if h >= 0:
+                pend[h] += 1
+        while True:
+            if ls == 1 and b >= e:
+                break
+            t = self.static_next(g, st, ls, b, e, pend)
+            if t <= 0 and kind != 0 and alive[node]:
+                # the special move, at its first chance
+                h = g.head[node]
+                if kind == 1 and pend[node] == 0:
+                    if st[ls - 1] == node and ls >= 2:
+                        t = 2
+                    else:
+                        for k in range(1, self.D + 1):
+                            if ls >= k + 2 and st[ls - 1 - k] == node:
+                                t = 2 * k - 1
+                                break
+                elif kind == 2:
+                    if st[ls - 1] == node:
+                        for k in range(1, self.D + 1):
+                            if ls >= k + 1 and (h < 0 or not alive[h] or st[ls - 1 - k] == h):
+                                if not (self.root_ra1 and k >= 2 and st[ls - 1 - k] == 0):
+                                    t = 2 * k
+                                    break
+                    elif h < 0 or not alive[h] or st[ls - 1] == h:
+                        for k in range(1, self.D + 1):
+                            if ls >= k + 2 and st[ls - 1 - k] == node:
+                                t = 2 * k - 1
+                                break
+            if t <= 0:
+                # no gold move: a complete dead word first (LEFT_k, k = 1..D, then RIGHT)
+                for k in range(1, self.D + 1):
+                    if ls >= k + 2:
+                        x = st[ls - 1 - k]
+                        h = g.head[x]
+                        if pend[x] == 0 and (h < 0 or not alive[h]):
+                            t = 2 * k - 1
+                            break
+                if t <= 0 and ls >= 2:
+                    x = st[ls - 1]
+                    h = g.head[x]
+                    if pend[x] == 0 and (h < 0 or not alive[h]):
+                        t = 2
+                if t < 0:
+                    t = 2
+            if t == 0:
+                st[ls] = b
+                ls += 1
+                b += 1
+                continue
+            if t % 2 == 1:
+                k = (t + 1) // 2
+                h = st[ls - 1]
+                d = st[ls - 1 - k]
+                for i in range(ls - 1 - k, ls - 1):
+                    st[i] = st[i + 1]
+            else:
+                k = t // 2
+                h = st[ls - 1 - k]
+                d = st[ls - 1]
+            ls -= 1
+            wrong += delta_arc(g, h, d)
+            alive[d] = 0
+            if g.head[d] >= 0:
+                pend[g.head[d]] -= 1
+            if wrong > limit:
+                wrong = limit + 1
+                break
+        # leave both arrays all zero: the words still alive, and the heads of all words
+        for i in range(ls):
+            alive[st[i]] = 0
+            pend[st[i]] = 0
+        for i in range(1, ls):
+            h = g.head[st[i]]
+            if h >= 0:
+                pend[h] = 0
+        for x in range(b, e):
+            alive[x] = 0
+            h = g.head[x]
+            if h >= 0:
+                pend[h] = 0
+        return wrong
+
+    # ---- F of a configuration ----------------------------------------------------------
+    cdef int future_loss(self, const AttGold* g, const int* stack, int ls, int b, int e,
+                         int cap, int flo) noexcept nogil:
+        """F(σ, b) on the words before e, by the table, if F <= cap; else ORC_INF (ORC_GUARD:
+        the guard stopped it). F = |O| + the excess: the table counts only wrong arcs of
+        non-orphans (an orphan's arc costs 1 whatever its head, see lower_bound), and runs
+        with iterative deepening on the excess cap (x, 2x + 1, ..., from the excess x that
+        the known lower bound flo of F leaves): small caps keep it tiny. The reduction and pruning only
+        where they are exact: the gold before e is covered (every block before e is)."""
+        cdef int m, r, x, ex, emax
+        cdef bint prune
+        cdef int lb = self.lower_bound(g, stack, ls, b, e)
+        if lb > cap:
+            return ORC_INF
+        self._b_cur = b
+        if g.n_unknown == 0 and g.cov_before[e]:
+            m = self.reduce(g, stack, ls, b, e, False)
+            prune = self.prune
+        elif g.n_unknown == 0 and self.uncovered_mode == 1:
+            m = self.reduce(g, stack, ls, b, e, True)
+            prune = False
+        else:
+            self._rho.assign(stack, stack + ls)
+            for x in range(b, e):
+                self._rho.push_back(x)
+            m = self._rho.size()
+            prune = False
+        emax = cap - lb
+        ex = flo - lb if flo > lb else 0
+        while True:
+            if ex > emax:
+                ex = emax
+            r = self.search(g, self._rho.data(), m, ls, prune, ex)
+            if r == ORC_GUARD:
+                return ORC_GUARD
+            if r < ORC_INF:
+                return lb + r
+            if ex >= emax:
+                return ORC_INF
+            ex = 2 * ex + 1
+
+    cdef int block_loss(self, AttGold* g, int e) noexcept nogil:
+        """F([0], e) of the block starting at the cut e, alone: 0 if the static policy derives
+        it, else by the table (once per gold, kept in g.block_loss); ORC_GUARD if the guard
+        stopped it."""
+        cdef int zero = 0
+        cdef int F
+        if g.block_loss[e] >= 0:
+            return g.block_loss[e]
+        F = self.future_loss(g, &zero, 1, e, g.cut_next[e + 1], ORC_INF, 1)
+        if F != ORC_GUARD:
+            g.block_loss[e] = F
+        return F
+
+    cdef int apply(self, int t, const int* stack, int ls, int b, int* out, int* ls2, int* b2,
+                   int* head, int* dep) noexcept nogil:
+        """Successor of (stack, b) by transition t into out; the arc built (or -1, -1)."""
+        cdef int k, i, r
+        head[0] = -1
+        dep[0] = -1
+        if t == 0:
+            for i in range(ls):
+                out[i] = stack[i]
+            out[ls] = b
+            ls2[0] = ls + 1
+            b2[0] = b + 1
+            return 0
+        b2[0] = b
+        if t % 2 == 1:
+            k = (t + 1) // 2
+            head[0] = stack[ls - 1]
+            dep[0] = stack[ls - 1 - k]
+            r = 0
+            for i in range(ls):
+                if i != ls - 1 - k:
+                    out[r] = stack[i]
+                    r += 1
+            ls2[0] = ls - 1
+        else:
+            k = t // 2
+            head[0] = stack[ls - 1 - k]
+            dep[0] = stack[ls - 1]
+            for i in range(ls - 1):
+                out[i] = stack[i]
+            ls2[0] = ls - 1
+        return 0
+
+
+    # ---- §2.6 costs of all transitions at once ---------------------------------------
+    cdef int costs(self, const AttGold* g, const int* stack, int ls, int b, const int* want,
+                   int* out) noexcept nogil:
+        """out[t] = cost of transition t for every t with want[t] (2D+1 slots); returns the
+        path used (PATH_*). want[] must only name legal transitions.
+
+        Blocks ([ext]): with e the first cut >= b, F(σ, b) = F_e(σ, b) + Σ F of the blocks
+        from e on, each alone (no gold arc crosses e: any computation restricted to the
+        words before e, or to those after, is a computation of that part with no more wrong
+        arcs, moves onto a missing word replaced by one onto a word still there; and the two
+        optimal parts run one after the other). The blocks after e are common to every
+        successor except SHIFT when b == e, which moves the block of b into the first part:
+        its own loss alone (0 when covered) is subtracted from that successor's value. So
+        everything below runs on the words before the first cut only, not on the whole Doc.
+
+        Per successor τ(c) (spec §2.6: L(τ(c)) = δ(τ) + F(τ(c)), costs are L minus the
+        minimum): F = 0 by the fast path (§2.7); else F is between the orphan count (+ 1
+        when the greedy completion misses it) and a greedy completion ([ext]), also at least
+        F(c) - δ(τ) when the previous state left F(c) in the gold's cache (L never decreases
+        along a computation); only when the bounds differ does the table run, capped below
+        the upper bound. With `exact` every value is exact; otherwise the zero-cost set is
+        exact and the other costs are lower bounds >= 1."""
+        cdef int T = 2 * self.D + 1
+        cdef int t, q, r, i, ls2, b2, e2, h, d, base, lo, hi, F2, cap, best, path, M, bk, bl
+        cdef int L[ORC_MAX_T]
+        cdef int DL[ORC_MAX_T]
+        cdef int LO[ORC_MAX_T]
+        cdef int HI[ORC_MAX_T]
+        cdef int EF[ORC_MAX_T]
+        cdef int pend[ORC_MAX_T]
+        cdef int n_pend, best_known
+        cdef bint clean = g.n_unknown == 0
+        cdef int e = g.cut_next[b]
+        cdef bint fz = clean and self.zero_future(g, stack, ls, b, e)
+        cdef bint train = not self.exact
+        cdef AttGold* gm = <AttGold*>g
+        self._left_budget = self.budget      # the guard's budget is per state, all searches
+        self._t_end = now_ms() + self.max_ms
+        self._st2.resize(ls + 2)
+        M = self._cached(g, stack, ls, b) if (clean and not fz) else -1
+        while True:
+            path = PATH_FAST if clean else PATH_PARTIAL
+            n_pend = 0
+            best_known = ORC_INF             # smallest exact L found so far
+            for t in range(T):
+                L[t] = ORC_INF
+                EF[t] = -1
+                if not want[t]:
+                    continue
+                self.apply(t, stack, ls, b, self._st2.data(), &ls2, &b2, &h, &d)
+                e2 = g.cut_next[b2]
+                base = delta_arc(g, h, d) if d >= 0 else 0
+                bl = 0
+                if t == 0 and b == e and not g.block_cov[b]:
+                    # SHIFT into the next block: F(τ(c)) counts that block, which F(c)
+                    # counts in the blocks after e (all values here are relative to them)
+                    bl = self.block_loss(gm, b)
+                    if bl == ORC_GUARD:
+                        return self._guard(T, out)
+                    base -= bl
+                DL[t] = base
+                if clean and self.zero_future(g, self._st2.data(), ls2, b2, e2):
+                    L[t] = base
+                    EF[t] = 0
+                elif fz and train and bl == 0:
+                    L[t] = base + 1  # lower bound: F(τ(c)) >= 1, and the minimum is 0 (§2.7)
+                    continue
+                else:
+                    lo = self.lower_bound(g, self._st2.data(), ls2, b2, e2)
+                    hi = self.greedy_upper(g, self._st2.data(), ls2, b2, e2)
+                    if path == PATH_FAST:
+                        path = PATH_BOUND
+                    if lo < hi and clean:
+                        lo += 1      # the greedy completion reaches |O| whenever F does
+                    if M >= 0 and M - base > lo:
+                        lo = M - base
+                    if lo < hi and self.greedy_one_more(g, self._st2.data(), ls2, b2, e2,
+                                                        lo) <= lo:
+                        hi = lo
+                    if lo < hi:
+                        LO[t] = base + lo
+                        HI[t] = base + hi
+                        pend[n_pend] = t
+                        n_pend += 1
+                        continue
+                    L[t] = base + lo
+                    EF[t] = lo
+                if L[t] < best_known:
+                    best_known = L[t]
+            # the table for the others, smallest upper bound first
+            for q in range(n_pend):
+                r = q
+                for i in range(q + 1, n_pend):
+                    if HI[pend[i]] < HI[pend[r]]:
+                        r = i
+                t = pend[r]
+                pend[r] = pend[q]
+                pend[q] = t
+                bk = ORC_INF
+                if train:
+                    bk = M if M >= 0 else best_known
+                    if LO[t] > bk:
+                        L[t] = LO[t]         # a lower bound above the minimum
+                        continue
+                    if M >= 0 and HI[t] <= M:
+                        L[t] = M             # M <= L <= HI <= M
+                        EF[t] = M - DL[t]
+                        continue
+                    cap = (HI[t] - 1 if HI[t] - 1 < bk else bk) - DL[t]
+                else:
+                    cap = HI[t] - 1 - DL[t]
+                self.apply(t, stack, ls, b, self._st2.data(), &ls2, &b2, &h, &d)
+                e2 = g.cut_next[b2]
+                if path == PATH_FAST or path == PATH_BOUND:
+                    path = (PATH_TABLE if g.cov_before[e2] else
+                            (PATH_LOCAL if self.uncovered_mode == 1 else PATH_FULL))
+                F2 = self.future_loss(g, self._st2.data(), ls2, b2, e2, cap, LO[t] - DL[t])
+                if F2 == ORC_GUARD:
+                    return self._guard(T, out)
+                if F2 < ORC_INF:
+                    L[t] = DL[t] + F2
+                    EF[t] = F2
+                elif DL[t] + cap == HI[t] - 1:
+                    L[t] = HI[t]             # HI - 1 < L <= HI
+                    EF[t] = HI[t] - DL[t]
+                else:
+                    L[t] = bk + 1            # lower bounds only: F > bk - δ, above the minimum
+                if EF[t] >= 0 and L[t] < best_known:
+                    best_known = L[t]
+            best = ORC_INF
+            for t in range(T):
+                if want[t] and L[t] < best:
+                    best = L[t]
+            if M < 0 or best == M:
+                break
+            M = -1      # (cannot happen: the cache holds exact values of this very state)
+            self._left_budget = self.budget
+        for t in range(T):
+            out[t] = L[t] - best if want[t] else 0
+        if clean:
+            self._store_cache(gm, stack, ls, b, want, EF)
+        self.counts[path] += 1
+        self.last_path = path
+        return path
+
+    cdef int _guard(self, int T, int* out) noexcept nogil:
+        """The documented fallback when the guard stops a search: no preference between the
+        valid moves (every cost 0), counted."""
+        for t in range(T):
+            out[t] = 0
+        self.counts[PATH_GUARD] += 1
+        self.last_path = PATH_GUARD
+        return PATH_GUARD
+
+    cdef int _cached(self, const AttGold* g, const int* stack, int ls, int b) noexcept nogil:
+        """F of this configuration (on the words before its first cut) if the previous state
+        stored it (it is one of that state's successors), else -1."""
+        cdef int p = 0
+        cdef int i, n
+        cdef bint same
+        while p < g.cache_len:
+            n = g.cache[p + 2]
+            if g.cache[p + 1] == b and n == ls:
+                same = True
+                for i in range(ls):
+                    if g.cache[p + 3 + i] != stack[i]:
+                        same = False
+                        break
+                if same:
+                    return g.cache[p]
+            p += 3 + n
+        return -1
+
     cdef void _store_cache(self, AttGold* g, const int* stack, int ls, int b, const int* want,
                            const int* EF) noexcept nogil:
-        cdef int t, ls2, b2, h, d
-        g.cache_n = 0
-        if g.cache_key == NULL:
+        """Keep in the gold the exact F (words before the first cut) of this state's
+        successors, for the next state of the same document ([ext])."""
+        cdef int t, ls2, b2, h, d, i
+        cdef int p = 0
+        g.cache_len = 0
+        if g.cache == NULL:
             return
-        self._st.resize(ls + 2)
         for t in range(2 * self.D + 1):
             if want[t] and EF[t] >= 0:
-                self.apply(t, stack, ls, b, self._st.data(), &ls2, &b2, &h, &d)
-                g.cache_key[g.cache_n] = state_sig(self._st.data(), ls2, b2)
-                g.cache_val[g.cache_n] = EF[t]
-                g.cache_n += 1
+                self.apply(t, stack, ls, b, self._st2.data(), &ls2, &b2, &h, &d)
+                g.cache[p] = EF[t]
+                g.cache[p + 1] = b2
+                g.cache[p + 2] = ls2
+                for i in range(ls2):
+                    g.cache[p + 3 + i] = self._st2[i]
+                p += 3 + ls2
+        g.cache_len = p
 
     cdef void _tally(self, long combos) noexcept nogil:
         self.n_combos += combos
@@ -549,8 +1098,88 @@ cdef class AttardiOracle:
             s[q] = sa[q]
         for q in range(D):
             s[D - 1 + q] = G[q]
-        if v <= self._cap:
+        if v <= self._cap and v + self._lost(s, D) <= self._cap:
             self._hput(pack(s, 2 * D - 1), v)
+
+    cdef void _prepare_lost(self, const AttGold* g, const int* rho, int m) noexcept nogil:
+        """For _lost: hp[p] = position in ρ of the gold head of ρ[p] (-1: unknown, an orphan,
+        or not in ρ), and pre[j·(m+1) + q] = the number of words at positions >= j whose gold
+        head is at a position < q."""
+        cdef int p, q, h, W1 = m + 1
+        cdef const int* orph = self._orph.data()
+        self._m1 = W1
+        self._pos.assign(g.n + 1, -1)
+        for p in range(m):
+            self._pos[rho[p]] = p
+        self._hp.assign(m, -1)
+        for p in range(m):
+            h = g.head[rho[p]]
+            if h >= 0 and not (orph[rho[p]] & 1):
+                self._hp[p] = self._pos[h]
+        self._cntp.assign(m + 1, 0)
+        self._pre.resize(W1 * W1)
+        for p in range(m, -1, -1):
+            if p < m and self._hp[p] >= 0:
+                self._cntp[self._hp[p]] += 1
+            self._pre[p * W1] = 0
+            for q in range(m):
+                self._pre[p * W1 + q + 1] = self._pre[p * W1 + q] + self._cntp[q]
+
+    cdef int _lost(self, const int* s, int D) noexcept nogil:
+        """A lower bound of the excess still to come for an item of the cell being built,
+        [_cur_i, _cur_j), with symbols s (α: D-1, then γ: D; symbol = position + 1, 0 = $)
+        ([ext], exact pruning). The positions R = [α_0, j) \\ γ (α_0 the lowest α symbol;
+        node 0 excepted) are off the stack at the end of the span for good (between adjacent
+        stack symbols, or reduced inside it), so every non-orphan word shifted later (at
+        positions >= j) or still on the stack (in γ) whose gold head is in R gets a wrong
+        head after the span: its arc is not in the item's value."""
+        cdef int j = self._cur_j
+        cdef int W1 = self._m1
+        cdef const int* row = self._pre.data() + j * W1
+        cdef int a0 = -1
+        cdef int q, r, u, hx, tot
+        cdef bint dup
+        for q in range(D - 1):
+            if s[q] != 0:
+                a0 = s[q] - 1
+                break
+        if D == 1:
+            a0 = self._cur_i
+        elif a0 < 0:
+            a0 = 0
+        tot = row[j] - row[a0]
+        if a0 == 0:
+            tot -= row[1] - row[0]               # node 0 never leaves the stack
+        for q in range(D - 1, 2 * D - 1):
+            u = s[q] - 1
+            if u < a0 or u >= j or u == 0:
+                continue
+            dup = False
+            for r in range(D - 1, q):
+                if s[r] == s[q]:
+                    dup = True
+            if not dup:
+                tot -= row[u + 1] - row[u]
+        for q in range(D - 1, 2 * D - 1):
+            u = s[q] - 1
+            if u < 0:
+                continue
+            dup = False
+            for r in range(D - 1, q):
+                if s[r] == s[q]:
+                    dup = True
+            if dup:
+                continue
+            hx = self._hp[u]
+            if hx < a0 or hx >= j or hx == 0:
+                continue
+            for r in range(D - 1, 2 * D - 1):
+                if s[r] == hx + 1:
+                    hx = -1
+                    break
+            if hx >= 0:
+                tot += 1
+        return tot
 
     cdef void _hclear(self) noexcept nogil:
         self._hgen += 1
@@ -620,246 +1249,6 @@ cdef class AttardiOracle:
                     s[0] = a + 1; s[1] = h + 1; s[2] = a + 1; s[3] = h + 1; s[4] = i + 1
                     out.push_back(pair[uint64_t, int](pack(s, 5), 0))
 
-    # ---- F of a configuration ----------------------------------------------------------
-    cdef int greedy_upper(self, const AttGold* g, const int* stack, int ls, int b) noexcept nogil:
-        """An upper bound of F(σ, b): the wrong arcs of one complete computation (the static
-        policy, and when it is stuck SHIFT, else RIGHT onto s2). Used to discard table items
-        that cannot be part of an optimal computation ([ext], exact)."""
-        cdef int n = g.n
-        cdef int i, x, t, k, top, d, h, wrong = 0
-        self._pending.assign(n + 1, 0)
-        for i in range(1, ls):
-            x = g.head[stack[i]]
-            if x >= 0:
-                self._pending[x] += 1
-        for x in range(b, n + 1):
-            if g.head[x] >= 0:
-                self._pending[g.head[x]] += 1
-        self._st.assign(stack, stack + ls)
-        while True:
-            ls = self._st.size()
-            if ls == 1 and b > n:
-                return wrong
-            t = self.static_next(g, self._st.data(), ls, b, self._pending.data())
-            if t < 0:
-                t = 0 if b <= n else 2
-            if t == 0:
-                self._st.push_back(b)
-                b += 1
-                continue
-            if t % 2 == 1:
-                k = (t + 1) // 2
-                h = self._st[ls - 1]
-                d = self._st[ls - 1 - k]
-                self._st.erase(self._st.begin() + (ls - 1 - k))
-            else:
-                k = t // 2
-                h = self._st[ls - 1 - k]
-                d = self._st[ls - 1]
-                self._st.pop_back()
-            wrong += delta_arc(g, h, d)
-            if g.head[d] >= 0:
-                self._pending[g.head[d]] -= 1
-
-    cdef int future_loss(self, const AttGold* g, const int* stack, int ls, int b, int cap) noexcept nogil:
-        """F(σ, b) by the table if F <= cap (else ORC_INF); the reduction and pruning only
-        where they are exact."""
-        cdef int m
-        self._b_cur = b
-        if g.n_unknown == 0 and g.covered:
-            m = self.reduce(g, stack, ls, b, False)
-            return self.search(g, self._rho.data(), m, ls, self.prune, cap)
-        if g.n_unknown == 0 and self.uncovered_mode == 1:
-            m = self.reduce(g, stack, ls, b, True)
-            return self.search(g, self._rho.data(), m, ls, False, cap)
-        self._rho.assign(stack, stack + ls)
-        for x in range(b, g.n + 1):
-            self._rho.push_back(x)
-        return self.search(g, self._rho.data(), self._rho.size(), ls, False, cap)
-
-    cdef int apply(self, int t, const int* stack, int ls, int b, int* out, int* ls2, int* b2,
-                   int* head, int* dep) noexcept nogil:
-        """Successor of (stack, b) by transition t into out; the arc built (or -1, -1)."""
-        cdef int k, i, r
-        head[0] = -1
-        dep[0] = -1
-        if t == 0:
-            for i in range(ls):
-                out[i] = stack[i]
-            out[ls] = b
-            ls2[0] = ls + 1
-            b2[0] = b + 1
-            return 0
-        b2[0] = b
-        if t % 2 == 1:
-            k = (t + 1) // 2
-            head[0] = stack[ls - 1]
-            dep[0] = stack[ls - 1 - k]
-            r = 0
-            for i in range(ls):
-                if i != ls - 1 - k:
-                    out[r] = stack[i]
-                    r += 1
-            ls2[0] = ls - 1
-        else:
-            k = t // 2
-            head[0] = stack[ls - 1 - k]
-            dep[0] = stack[ls - 1]
-            for i in range(ls - 1):
-                out[i] = stack[i]
-            ls2[0] = ls - 1
-        return 0
-
-    # ---- §2.6 costs of all transitions at once ---------------------------------------
-    cdef int costs(self, const AttGold* g, const int* stack, int ls, int b, const int* want,
-                   int* out) noexcept nogil:
-        """out[t] = cost of transition t for every t with want[t] (2D+1 slots); returns the
-        path used (PATH_*). want[] must only name legal transitions."""
-        cdef int T = 2 * self.D + 1
-        cdef int t, ls2, b2, h, d, dl, F2, best, path, i
-        cdef int L[ORC_MAX_T]
-        cdef bint clean = g.n_unknown == 0
-        cdef bint fz = clean and self.zero_future(g, stack, ls, b)
-        self._left_budget = self.budget      # the guard's budget is per state, all searches
-        self._t_end = now_ms() + self.max_ms
-        cdef AttGold* gm = <AttGold*>g
-        cdef uint64_t sig = state_sig(stack, ls, b)
-        cdef int Fc = -1
-        cdef int EF[ORC_MAX_T]
-        cdef bint ok
-        for t in range(T):
-            EF[t] = -1
-        # [ext] training mode: when this state is a successor whose F the previous state's
-        # search found exactly (the move followed was optimal, or its loss was found), the
-        # minimum over successors is known (F(c) = min δ + F(τ(c))): each successor is zero-
-        # cost iff F(τ(c)) <= F(c) - δ, one search with that tight cap.
-        if not self.exact and clean and not fz:
-            for i in range(g.cache_n):
-                if g.cache_key[i] == sig:
-                    Fc = g.cache_val[i]
-        if Fc >= 1:
-            self._st2.resize(ls + 2)
-            ok = True
-            best = ORC_INF
-            for t in range(T):
-                L[t] = ORC_INF
-                if not want[t]:
-                    continue
-                self.apply(t, stack, ls, b, self._st2.data(), &ls2, &b2, &h, &d)
-                dl = delta_arc(g, h, d) if d >= 0 else 0
-                if self.zero_future(g, self._st2.data(), ls2, b2):
-                    L[t] = dl
-                    EF[t] = 0
-                elif Fc - dl < 1:
-                    L[t] = Fc + 1
-                else:
-                    F2 = self.future_loss(g, self._st2.data(), ls2, b2, Fc - dl)
-                    if F2 == ORC_GUARD:
-                        ok = False
-                        break
-                    if F2 < ORC_INF:
-                        L[t] = dl + F2
-                        EF[t] = F2
-                    else:
-                        L[t] = Fc + 1
-                if L[t] < best:
-                    best = L[t]
-            if ok and best == Fc:
-                self._store_cache(gm, stack, ls, b, want, EF)
-                for t in range(T):
-                    out[t] = L[t] - best if want[t] else 0
-                path = PATH_TABLE if g.covered else (PATH_LOCAL if self.uncovered_mode == 1
-                                                     else PATH_FULL)
-                self.counts[path] += 1
-                self.last_path = path
-                return path
-            for t in range(T):
-                EF[t] = -1
-            self._left_budget = self.budget
-        self._st2.resize(ls + 2)
-        path = PATH_FAST
-        if not clean:
-            path = PATH_PARTIAL
-        cdef int U[ORC_MAX_T]
-        cdef int DL[ORC_MAX_T]
-        cdef int pending_t[ORC_MAX_T]
-        cdef int n_pending = 0, best_known = ORC_INF, cap, q, r, c_try
-        for t in range(T):
-            L[t] = ORC_INF
-            if not want[t]:
-                continue
-            self.apply(t, stack, ls, b, self._st2.data(), &ls2, &b2, &h, &d)
-            dl = delta_arc(g, h, d) if d >= 0 else 0
-            DL[t] = dl
-            if clean and self.zero_future(g, self._st2.data(), ls2, b2):
-                L[t] = dl
-                EF[t] = 0
-                if dl < best_known:
-                    best_known = dl
-                continue
-            if fz and not self.exact:
-                L[t] = dl + 1        # lower bound: F(τ(c)) >= 1 (exact zero-cost set, §2.7)
-                continue
-            U[t] = dl + self.greedy_upper(g, self._st2.data(), ls2, b2)
-            pending_t[n_pending] = t
-            n_pending += 1
-        # the table, successors with the smallest upper bound first (spec §2.6: L(c) is the
-        # minimum over successors). Items above the cap are dropped: exact for the values
-        # that matter (all of them with exact costs; else those that can reach the minimum).
-        for q in range(n_pending):
-            r = q
-            for i in range(q + 1, n_pending):
-                if U[pending_t[i]] < U[pending_t[r]]:
-                    r = i
-            t = pending_t[r]
-            pending_t[r] = pending_t[q]
-            pending_t[q] = t
-            cap = U[t] - DL[t]
-            if not self.exact and best_known - DL[t] < cap:
-                cap = best_known - DL[t]
-            if cap < 0:
-                L[t] = best_known + 1    # lower bound; above the minimum
-                continue
-            if clean and path == PATH_FAST:
-                path = PATH_TABLE if g.covered else (PATH_LOCAL if self.uncovered_mode == 1
-                                                     else PATH_FULL)
-            self.apply(t, stack, ls, b, self._st2.data(), &ls2, &b2, &h, &d)
-            # iterative deepening on the cap (F >= 1 here): small caps keep the table tiny,
-            # and most losses are small; the last try uses the full cap
-            c_try = 1 if clean else cap
-            while True:
-                if c_try > cap:
-                    c_try = cap
-                F2 = self.future_loss(g, self._st2.data(), ls2, b2, c_try)
-                if F2 == ORC_GUARD or F2 < ORC_INF or c_try >= cap:
-                    break
-                c_try *= 2
-            if F2 == ORC_GUARD:
-                # documented fallback: no preference between the valid moves
-                for t in range(T):
-                    out[t] = 0
-                self.counts[PATH_GUARD] += 1
-                self.last_path = PATH_GUARD
-                return PATH_GUARD
-            if F2 >= ORC_INF:
-                L[t] = DL[t] + cap + 1   # only in training mode: F > cap, a lower bound
-            else:
-                L[t] = DL[t] + F2
-                EF[t] = F2
-            if L[t] < best_known:
-                best_known = L[t]
-        best = ORC_INF
-        for t in range(T):
-            if want[t] and L[t] < best:
-                best = L[t]
-        for t in range(T):
-            out[t] = L[t] - best if want[t] else 0
-        if not self.exact and clean:
-            self._store_cache(gm, stack, ls, b, want, EF)
-        self.counts[path] += 1
-        self.last_path = path
-        return path
-
     # ---- Python access (tests, benchmarks) ------------------------------------------------
     def py_costs(self, OracleGold gold, stack, int b, want=None):
         """{t: cost} for node-level stack (with 0 at the bottom) and buffer start b."""
@@ -873,23 +1262,52 @@ cdef class AttardiOracle:
         self.costs(&gold.c, st.data(), st.size(), b, w, out)
         return {t: out[t] for t in range(2 * self.D + 1) if w[t]}
 
-    def py_future_loss(self, OracleGold gold, stack, int b):
+    def py_future_loss(self, OracleGold gold, stack, int b, bint whole=True):
+        """F(σ, b) by the table: of the whole document (the blocks after the first cut >= b
+        added, each alone), or with whole=False of the words before that cut only."""
         cdef vector[int] st
+        cdef int e = gold.c.cut_next[b]
+        cdef int F, x
         for x in stack:
             st.push_back(x)
         self._left_budget = self.budget
         self._t_end = now_ms() + self.max_ms
-        return self.future_loss(&gold.c, st.data(), st.size(), b, ORC_INF)
+        F = self.future_loss(&gold.c, st.data(), st.size(), b, e, ORC_INF, 0)
+        while whole and F >= 0 and e <= gold.c.n:
+            x = self.block_loss(&gold.c, e)
+            if x < 0:
+                return x
+            F += x
+            e = gold.c.cut_next[e + 1]
+        return F
+
+    def py_bounds(self, OracleGold gold, stack, int b):
+        """(orphan count, greedy completion, greedy_one_more(|O| + 1)) on the words before
+        the first cut >= b: bounds of that part of F(σ, b)."""
+        cdef vector[int] st
+        cdef int e = gold.c.cut_next[b]
+        for x in stack:
+            st.push_back(x)
+        lo = self.lower_bound(&gold.c, st.data(), st.size(), b, e)
+        hi = self.greedy_upper(&gold.c, st.data(), st.size(), b, e)
+        return lo, hi, self.greedy_one_more(&gold.c, st.data(), st.size(), b, e, lo + 1)
 
     def py_zero_future(self, OracleGold gold, stack, int b):
+        """F(σ, b) == 0: the words before the first cut e >= b, and every block from e on."""
         cdef vector[int] st
+        cdef int e = gold.c.cut_next[b]
         for x in stack:
             st.push_back(x)
-        return bool(self.zero_future(&gold.c, st.data(), st.size(), b))
+        ok = self.zero_future(&gold.c, st.data(), st.size(), b, e)
+        while ok and e <= gold.c.n:
+            ok = gold.c.block_cov[e] == 1
+            e = gold.c.cut_next[e + 1]
+        return bool(ok)
 
     def py_reduce(self, OracleGold gold, stack, int b, bint local=False):
+        """ρ = σ·β_R over the whole buffer (no block split), spec §2.3."""
         cdef vector[int] st
         for x in stack:
             st.push_back(x)
-        m = self.reduce(&gold.c, st.data(), st.size(), b, local)
+        m = self.reduce(&gold.c, st.data(), st.size(), b, gold.c.n + 1, local)
         return [self._rho[i] for i in range(m)]
