@@ -183,6 +183,10 @@ def test_udpipe_peer_trains_parses_and_scores(tmp_path):
     heads = sum(g.head == p.head for gs, ps in zip(gold, pred) for g, p in zip(gs.words, ps.words))
     assert test["UAS"]["correct"] == heads
     assert test["LAS"]["f1"] > 90 and "UPOS" in test
+    # UDPipe's default beam (5) scored, and the same model decoded greedily like spaCy's parsers
+    assert test["settings"]["parse_options"] == "(UDPipe default: beam_search=5)"
+    assert test["greedy"]["parse_options"] == "beam_search=1" and test["greedy"]["LAS"]["gold"] == test["words"]
+    assert (run / "pred_test_greedy.conllu").exists()
     assert test["NonProjArcs"]["gold"] == 4 and test["NonProjArcs"]["recall"] > 50
     proj = json.loads((out / "UD_Tiny-NoDev" / "parser" / "udpipe1-projective-dynamic-s0" /
                        "eval_test.json").read_text())

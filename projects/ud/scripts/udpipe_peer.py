@@ -19,15 +19,19 @@ Dev and test are parsed from gold words with predicted tags: the gold CoNLL-U wi
 UPOS, XPOS, FEATS, HEAD, DEPREL and DEPS blanked ("_"; empty nodes dropped; FORM, MISC,
 multiword tokens and comments kept) goes through UDPipe's tagger, then its parser, one gold
 sentence at a time (UDPipe 1 parses sentences, so unlike the spaCy runs it gets the gold
-sentence boundaries). The output (pred_{dev,test}.conllu) is scored with
-spacy_dynoracle.evaluate like evaluate_run.py: eval_{dev,test}.json with the same keys,
-"speed" = tagger + parser time (excluding reading and writing) over a second pass.
+sentence boundaries). UDPipe parses with its default beam search (beam_search=5,
+--parse-options to change it); the spaCy parsers are greedy, so eval_*.json also holds
+"greedy": the same model's scores with beam_search=1. The output (pred_{dev,test}.conllu)
+is scored with spacy_dynoracle.evaluate like evaluate_run.py: eval_{dev,test}.json with
+the same keys, "speed" = tagger + parser time (excluding reading and writing) over a
+second pass.
 
 Output: <output>/<treebank>/<pipeline>/udpipe1-<variant>-s0/ with model.udpipe,
 udpipe_train.log (UDPipe's progress, also echoed to stderr), run.json (system "udpipe1",
 the exact UDPipe options, training time, versions), pred_*.conllu and eval_*.json.
 UDPipe 1 has no random seed (training is deterministic: the same data and options give the
-same model bytes), so there is one run, "s0". Finished steps are skipped unless --force.
+same model bytes), so there is one run, "s0". Finished steps are skipped unless --force
+(retrain and re-evaluate) or --reevaluate (re-parse and re-score with the trained model).
 """
 import argparse
 import json
@@ -52,6 +56,8 @@ VARIANTS = {
     "projective-dynamic": "transition_system=projective;transition_oracle=dynamic",
     "projective-static": "transition_system=projective;transition_oracle=static",
 }
+PARSE_DEFAULT = "beam_search=5"   # model_morphodita_parsito::parse when no option is given
+GREEDY = "beam_search=1"
 BLANKED = ("LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS")
 _COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
 
@@ -220,9 +226,10 @@ def train(treebank, variant, out: Path, *, ud_root=None, pipeline="parser", tagg
 
 # ----------------------------------------------------------------------------- parsing
 
-def parse(model, sentences):
+def parse(model, sentences, options=""):
     """Tag and parse blanked gold sentences -> (CoNLL-U text, wall seconds, CPU seconds)
-    of UDPipe's tagger + parser (reading and writing excluded)."""
+    of UDPipe's tagger + parser (reading and writing excluded); options: the parser's
+    (e.g. "beam_search=1")."""
     import ufal.udpipe as udpipe
 
     inputs = read_udpipe("".join(blank_sentence(s) for s in sentences))
@@ -235,7 +242,7 @@ def parse(model, sentences):
     for sentence in inputs:
         t, c = time.perf_counter(), time.process_time()
         if not model.tag(sentence, udpipe.Model.DEFAULT, error) or \
-                not model.parse(sentence, udpipe.Model.DEFAULT, error):
+                not model.parse(sentence, options, error):
             raise RuntimeError(f"UDPipe failed: {error.message}")
         seconds += time.perf_counter() - t
         cpu += time.process_time() - c
@@ -244,17 +251,14 @@ def parse(model, sentences):
     return "".join(chunks), seconds, cpu
 
 
-def evaluate_split(model, path, select, pred_path: Path, n_sents=10):
+def score(gold_sents, pred_path: Path, n_sents=10):
+    """spacy_dynoracle.evaluate of a UDPipe output file against the gold sentences."""
     from spacy.vocab import Vocab
     from spacy_dynoracle.conllu_io import read_conllu, sentences_to_docs
-    from spacy_dynoracle.corpus import read_sentences
     from spacy_dynoracle.evaluate import evaluate_docs
 
     from evaluate_run import tagging_accuracy
 
-    gold_sents = list(read_sentences(path, select=select))
-    text, _, _ = parse(model, gold_sents)
-    pred_path.write_text(text, encoding="utf-8")
     pred_sents = list(read_conllu(pred_path))
     vocab = Vocab()
     gold = list(sentences_to_docs(vocab, gold_sents, n_sents, keep_source=False))
@@ -262,20 +266,42 @@ def evaluate_split(model, path, select, pred_path: Path, n_sents=10):
     result = evaluate_docs(gold, pred)
     result.pop("PerLabel", None)
     result.update(tagging_accuracy(gold, pred))
+    return result
+
+
+def evaluate_split(model, path, select, pred_path: Path, n_sents=10, options=""):
+    from spacy_dynoracle.corpus import read_sentences
+
+    gold_sents = list(read_sentences(path, select=select))
+    text, _, _ = parse(model, gold_sents, options)
+    pred_path.write_text(text, encoding="utf-8")
+    result = score(gold_sents, pred_path, n_sents)
+    if option_map(options or PARSE_DEFAULT).get("beam_search") != "1":
+        # the spaCy parsers decode greedily: the same model with beam_search=1 too
+        greedy_path = pred_path.with_name(pred_path.stem + "_greedy.conllu")
+        greedy_options = ";".join(f"{k}={v}" for k, v in {**option_map(options), **option_map(GREEDY)}.items())
+        text, seconds, cpu = parse(model, gold_sents, greedy_options)
+        greedy_path.write_text(text, encoding="utf-8")
+        greedy = score(gold_sents, greedy_path, n_sents)
+        n_words = sum(len(s.words) for s in gold_sents)
+        result["greedy"] = {k: greedy[k] for k in ("UAS", "LAS", "CLAS", "NonProjArcs", "NonProjArcsLabelled")}
+        result["greedy"]["parse_options"] = greedy_options
+        result["greedy"]["words_per_cpu_s"] = round(n_words / cpu, 1)
     # timed second pass, as evaluate_run.py times nlp.pipe after the scored pass
-    _, seconds, cpu = parse(model, gold_sents)
+    _, seconds, cpu = parse(model, gold_sents, options)
     n_words = sum(len(s.words) for s in gold_sents)
     result["speed"] = {"words": n_words, "seconds": round(seconds, 3),
                        "words_per_s": round(n_words / seconds, 1),
                        "cpu_seconds": round(cpu, 3), "words_per_cpu_s": round(n_words / cpu, 1)}
     result["settings"] = {"data": str(path), "select": select, "n_sents": n_sents,
                           "gold_sents": True, "input": "gold words, blanked " + ",".join(BLANKED),
-                          "tagger": "udpipe", "parser": "udpipe"}
+                          "tagger": "udpipe", "parser": "udpipe",
+                          "parse_options": options or f"(UDPipe default: {PARSE_DEFAULT})"}
     result["model"] = str(pred_path.parent / "model.udpipe")
     return result
 
 
-def evaluate(out: Path, *, ud_root=None, force=False):
+def evaluate(out: Path, *, ud_root=None, force=False, options=""):
     import ufal.udpipe as udpipe
 
     info = json.loads((out / "run.json").read_text())
@@ -289,13 +315,16 @@ def evaluate(out: Path, *, ud_root=None, force=False):
             model = udpipe.Model.load(str(out / "model.udpipe"))
             if model is None:
                 raise SystemExit(f"cannot load {out / 'model.udpipe'}")
-        result = evaluate_split(model, path, select, out / f"pred_{split}.conllu")
+        result = evaluate_split(model, path, select, out / f"pred_{split}.conllu", options=options)
         write_json(target, result)
-        np_r = result["NonProjArcs"]["recall"]
-        print(f"{out.name} {split}: UAS {result['UAS']['f1']:.2f} LAS {result['LAS']['f1']:.2f} "
-              f"CLAS {result['CLAS']['f1']:.2f} NP-arc recall "
-              f"{'–' if np_r is None else f'{np_r:.1f}'} UPOS {result.get('UPOS', 0):.2f} "
-              f"({result['speed']['words_per_cpu_s']:,.0f} words per CPU second)", flush=True)
+        for name, r in (("", result), (" greedy", result.get("greedy"))):
+            if r is None:
+                continue
+            np_r = r["NonProjArcs"]["recall"]
+            print(f"{out.name} {split}{name}: UAS {r['UAS']['f1']:.2f} LAS {r['LAS']['f1']:.2f} "
+                  f"CLAS {r['CLAS']['f1']:.2f} NP-arc recall {'–' if np_r is None else f'{np_r:.1f}'}"
+                  + (f" UPOS {r['UPOS']:.2f}" if "UPOS" in r else "")
+                  + f" ({r.get('speed', r)['words_per_cpu_s']:,.0f} words per CPU second)", flush=True)
 
 
 def main(argv=None):
@@ -315,7 +344,10 @@ def main(argv=None):
                     help="UDPipe parser options added to the variant's, e.g. 'iterations=5'")
     ap.add_argument("--ud-root", default=None)
     ap.add_argument("--output", type=Path, default=PROJECT / "training")
+    ap.add_argument("--parse-options", default="",
+                    help=f"UDPipe parse options for dev/test (default: UDPipe's, {PARSE_DEFAULT})")
     ap.add_argument("--force", action="store_true", help="retrain and re-evaluate")
+    ap.add_argument("--reevaluate", action="store_true", help="re-parse and re-score, no retraining")
     args = ap.parse_args(argv)
     for treebank in args.treebanks.split(","):
         for variant in args.variants.split(","):
@@ -323,7 +355,8 @@ def main(argv=None):
             out = run_dir(args.output, treebank, args.pipeline, run_id(variant), 0)
             train(treebank, variant, out, ud_root=args.ud_root, pipeline=args.pipeline,
                   tagger=args.tagger_options, parser_extra=args.parser_options, force=args.force)
-            evaluate(out, ud_root=args.ud_root, force=args.force)
+            evaluate(out, ud_root=args.ud_root, force=args.force or args.reevaluate,
+                     options=args.parse_options)
 
 
 if __name__ == "__main__":
