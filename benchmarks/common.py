@@ -99,9 +99,28 @@ def build_nlp(config_name, train_path, overrides=None, seed=0, limit=200):
     return nlp
 
 
+# system options the dynoracle_parser factory takes itself; any other system option goes
+# to its `system_options` table (e.g. attardi's max_rho, exact_costs)
+FACTORY_SYSTEM_OPTIONS = ("degree", "max_k", "projectivize")
+
+
+def parse_option_value(v):
+    """A KEY=VALUE string from the command line: int, float, true/false/none, else str."""
+    if not isinstance(v, str):
+        return v
+    for conv in (int, float):
+        try:
+            return conv(v)
+        except ValueError:
+            pass
+    return {"true": True, "false": False, "none": None}.get(v.lower(), v)
+
+
 def system_overrides(name, oracle, **options):
     out = {"components.parser.transition_system": name, "components.parser.oracle": oracle}
-    out.update({f"components.parser.{k}": v for k, v in options.items()})
+    for k, v in options.items():
+        table = "components.parser" if k in FACTORY_SYSTEM_OPTIONS else "components.parser.system_options"
+        out[f"{table}.{k}"] = parse_option_value(v)
     return out
 
 

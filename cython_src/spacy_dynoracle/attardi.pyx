@@ -181,14 +181,13 @@ cdef class Attardi(DynOracleSystem):
     name = "attardi"
     projective = False
     bruteforce_arc_monotone = True    # heads never change; moves depend on stack/buffer only
-    options = {"degree": 2, "uncovered": "local", "exact_costs": None, "prune": True,
-               "budget": 200000, "max_rho": 400, "max_ms": 30.0}
+    options = {"degree": 2, "uncovered": "local", "exact_costs": True, "prune": True,
+               "budget": 200000, "max_rho": 20, "max_ms": 30.0}
 
     cdef public AttardiOracle oracle_
     cdef int D
     cdef vector[int] _nodes
     cdef public object doc_counts
-    cdef object _exact_option
 
     def __init__(self, strings, labels_by_action=None, min_freq=None, *, projectivize=None,
                  oracle="dynamic", **options):
@@ -199,16 +198,22 @@ cdef class Attardi(DynOracleSystem):
         if unc not in UNCOVERED_POLICIES:
             raise ValueError(f"attardi: uncovered must be one of {UNCOVERED_POLICIES}, got {unc!r}")
         self.D = D
+        exact = options.get("exact_costs", True)
+        if exact is None:               # models saved before exact_costs was a bool
+            exact = True
+        if exact not in (True, False):
+            raise ValueError(f"attardi: exact_costs must be true or false, got {exact!r}")
+        # exact_costs: the same costs for training (set_costs, step_batch) and for the
+        # Simulator, so the brute force checks the very values training uses. True (default):
+        # exact costs. False: the exact zero-cost set, lower bounds >= 1 for the other moves
+        # (all spaCy's loss reads; docs/systems/attardi.md).
         self.oracle_ = AttardiOracle(D, root_ra1=True,
                                      prune=bool(options.get("prune", True)),
-                                     exact=bool(options.get("exact_costs")),
+                                     exact=exact,
                                      uncovered_mode=1 if unc == "local" else 0,
                                      budget=int(options.get("budget", 200000)),
-                                     max_m=int(options.get("max_rho", 400)),
+                                     max_m=int(options.get("max_rho", 20)),
                                      max_ms=float(options.get("max_ms", 30.0)))
-        # exact_costs: None (default) = exact values for the Simulator, the exact zero-cost
-        # set with lower bounds elsewhere in training (spec §2.7); True/False force one.
-        self._exact_option = options.get("exact_costs")
         self.doc_counts = {"covered": 0, "uncovered": 0, "skipped": 0, "partial": 0}
         if projectivize:
             raise ValueError("attardi derives non-projective trees: projectivize must be false")
@@ -231,19 +236,15 @@ cdef class Attardi(DynOracleSystem):
     def degree(self):
         return self.D
 
-    def _sim_costs(self, StateClass state, DynGold gold):
-        self.oracle_.exact = True if self._exact_option is None else bool(self._exact_option)
+    def get_oracle_sequence_from_state(self, StateClass state, gold, _debug=None):
+        """spaCy's zero-cost path (it cuts long documents into segments with it). Only the
+        zero-cost set matters here, which exact_costs=False gives exactly for less."""
+        cdef bint exact = self.oracle_.exact
+        self.oracle_.exact = False
         try:
-            return DynOracleSystem._sim_costs(self, state, gold)
+            return DynOracleSystem.get_oracle_sequence_from_state(self, state, gold, _debug)
         finally:
-            self.oracle_.exact = bool(self._exact_option)
-
-    def _sim_class_costs(self, StateClass state, DynGold gold):
-        self.oracle_.exact = True if self._exact_option is None else bool(self._exact_option)
-        try:
-            return DynOracleSystem._sim_class_costs(self, state, gold)
-        finally:
-            self.oracle_.exact = bool(self._exact_option)
+            self.oracle_.exact = exact
 
     def set_uncovered(self, policy):
         """How gold trees the system cannot derive are trained (docs/systems/attardi.md):

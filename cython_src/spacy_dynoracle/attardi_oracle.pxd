@@ -74,10 +74,11 @@ cdef class AttardiOracle:
     cdef public long n_searches
     cdef public long n_combos
     cdef public long max_combos
+    cdef vector[long] _mhist       # searches per |ρ|
 
     cdef OracleGold scratch_gold
     # scratch
-    cdef vector[int] _pending, _st, _st2, _rho, _lo, _hi, _cnt, _nbad, _flag
+    cdef vector[int] _st2, _rho, _lo, _hi, _cnt, _nbad, _flag
     cdef vector[int] _cstart, _clen
     cdef vector[int] _orph      # per node: bit 1 = orphan (see lower_bound), bit 2 = on the stack
     cdef vector[int] _gpend     # greedy_run: pending gold dependents (zero outside a run)

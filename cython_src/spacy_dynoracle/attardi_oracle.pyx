@@ -363,8 +363,13 @@ cdef class AttardiOracle:
         for i in range(N_PATHS):
             self.counts[i] = 0
         self.n_searches = 0
+        self._mhist.clear()
         self.n_combos = 0
         self.max_combos = 0
+
+    def rho_histogram(self):
+        """{|ρ|: number of searches} since the last reset_counts()."""
+        return {m: int(c) for m, c in enumerate(self._mhist) if c}
 
     def stats(self):
         out = {name: self.counts[i] for i, name in enumerate(self.PATH_NAMES)}
@@ -401,37 +406,11 @@ cdef class AttardiOracle:
     cdef bint zero_future(self, const AttGold* g, const int* stack, int ls, int b,
                           int e) noexcept nogil:
         """F(σ, b) == 0 on the words before e (spec §2.7, exact for any gold tree without
-        unknown heads)."""
-        cdef int n = g.n
-        cdef int i, x, t, k, top
-        self._pending.assign(n + 1, 0)
-        for i in range(1, ls):
-            x = g.head[stack[i]]
-            if x >= 0:
-                self._pending[x] += 1
-        for x in range(b, e):
-            if g.head[x] >= 0:
-                self._pending[g.head[x]] += 1
-        self._st.assign(stack, stack + ls)
-        while True:
-            ls = self._st.size()
-            if ls == 1 and b >= e:
-                return True
-            t = self.static_next(g, self._st.data(), ls, b, e, self._pending.data())
-            if t < 0:
-                return False
-            if t == 0:
-                self._st.push_back(b)
-                b += 1
-            elif t % 2 == 1:
-                k = (t + 1) // 2
-                top = self._st[ls - 1]
-                self._st.erase(self._st.begin() + (ls - 1 - k))
-                self._pending[top] -= 1
-            else:
-                k = t // 2
-                self._pending[self._st[ls - 1 - k]] -= 1
-                self._st.pop_back()
+        unknown heads): the static policy completes the configuration. The greedy
+        completion follows the static policy while it can and builds a wrong arc as soon as
+        it cannot (or, with a premature gold arc, orphans a word that pays later), so it is
+        the same test, stopped at the first wrong arc."""
+        return self.greedy_run(g, stack, ls, b, e, 0, -1, 0) == 0
 
     # ---- §2.3 buffer reduction --------------------------------------------------------
     cdef int reduce(self, const AttGold* g, const int* stack, int ls, int b, int e,
@@ -501,7 +480,11 @@ cdef class AttardiOracle:
         cdef int G[8]
         cdef vector[pair[uint64_t, int]] items
         cdef const int* orph = self._orph.data()
-        if m > self.max_m:
+        if <int>self._mhist.size() <= m:
+            self._mhist.resize(m + 1, 0)
+        self._mhist[m] += 1
+        if m > self.max_m or self._left_budget <= 0 or (self.max_ms > 0 and
+                                                        now_ms() > self._t_end):
             return ORC_GUARD
         self._cap = cap          # items worth more than cap cannot be part of a result <= cap
         self.n_searches += 1
@@ -611,6 +594,7 @@ cdef class AttardiOracle:
                                         self._add(sa, S, D, v + (0 if orph[dp] & 1 else dl))
                     if combos > self._left_budget or (self.max_ms > 0 and now_ms() > self._t_end):
                         self._tally(combos)
+                        self._left_budget = 0        # no further table in this state
                         return ORC_GUARD
                     k += 1
                 # dump the accumulated items of T[i][j], sorted
@@ -914,16 +898,22 @@ cdef class AttardiOracle:
         F(c) - δ(τ) when the previous state left F(c) in the gold's cache (L never decreases
         along a computation); only when the bounds differ does the table run, capped below
         the upper bound. With `exact` every value is exact; otherwise the zero-cost set is
-        exact and the other costs are lower bounds >= 1."""
+        exact and the other costs are lower bounds >= 1.
+
+        The guard: a table over more than max_rho symbols is not run, nor any table once the
+        state's budget of combinations or max_ms is spent; the state then gets the costs the
+        bounds prove (path `guard`): max(0, lower bound of L(τ(c)) - smallest upper bound),
+        i.e. 0 for every move that may be optimal, and for the others a lower bound >= 1 of
+        their cost. Sound (never a preference against an optimal move), less informative."""
         cdef int T = 2 * self.D + 1
         cdef int t, q, r, i, ls2, b2, e2, h, d, base, lo, hi, F2, cap, best, path, M, bk, bl
-        cdef int L[ORC_MAX_T]
+        cdef int Llo[ORC_MAX_T]              # lower and upper bounds of L(τ(c)) relative to
+        cdef int Lhi[ORC_MAX_T]              #   the blocks after e; equal when exact
         cdef int DL[ORC_MAX_T]
-        cdef int LO[ORC_MAX_T]
-        cdef int HI[ORC_MAX_T]
         cdef int EF[ORC_MAX_T]
         cdef int pend[ORC_MAX_T]
         cdef int n_pend, best_known
+        cdef bint guarded
         cdef bint clean = g.n_unknown == 0
         cdef int e = g.cut_next[b]
         cdef bint fz = clean and self.zero_future(g, stack, ls, b, e)
@@ -936,9 +926,11 @@ cdef class AttardiOracle:
         while True:
             path = PATH_FAST if clean else PATH_PARTIAL
             n_pend = 0
+            guarded = False
             best_known = ORC_INF             # smallest exact L found so far
             for t in range(T):
-                L[t] = ORC_INF
+                Llo[t] = ORC_INF
+                Lhi[t] = ORC_INF
                 EF[t] = -1
                 if not want[t]:
                     continue
@@ -955,10 +947,11 @@ cdef class AttardiOracle:
                     base -= bl
                 DL[t] = base
                 if clean and self.zero_future(g, self._st2.data(), ls2, b2, e2):
-                    L[t] = base
+                    Llo[t] = base
+                    Lhi[t] = base
                     EF[t] = 0
                 elif fz and train and bl == 0:
-                    L[t] = base + 1  # lower bound: F(τ(c)) >= 1, and the minimum is 0 (§2.7)
+                    Llo[t] = base + 1  # lower bound: F(τ(c)) >= 1, and the minimum is 0 (§2.7)
                     continue
                 else:
                     lo = self.lower_bound(g, self._st2.data(), ls2, b2, e2)
@@ -969,24 +962,23 @@ cdef class AttardiOracle:
                         lo += 1      # the greedy completion reaches |O| whenever F does
                     if M >= 0 and M - base > lo:
                         lo = M - base
-                    if lo < hi and self.greedy_one_more(g, self._st2.data(), ls2, b2, e2,
-                                                        lo) <= lo:
+                    if (lo < hi and ls2 + e2 - b2 <= self.max_m and
+                            self.greedy_one_more(g, self._st2.data(), ls2, b2, e2, lo) <= lo):
                         hi = lo
+                    Llo[t] = base + lo
+                    Lhi[t] = base + hi
                     if lo < hi:
-                        LO[t] = base + lo
-                        HI[t] = base + hi
                         pend[n_pend] = t
                         n_pend += 1
                         continue
-                    L[t] = base + lo
                     EF[t] = lo
-                if L[t] < best_known:
-                    best_known = L[t]
+                if Lhi[t] < best_known:
+                    best_known = Lhi[t]
             # the table for the others, smallest upper bound first
             for q in range(n_pend):
                 r = q
                 for i in range(q + 1, n_pend):
-                    if HI[pend[i]] < HI[pend[r]]:
+                    if Lhi[pend[i]] < Lhi[pend[r]]:
                         r = i
                 t = pend[r]
                 pend[r] = pend[q]
@@ -994,44 +986,58 @@ cdef class AttardiOracle:
                 bk = ORC_INF
                 if train:
                     bk = M if M >= 0 else best_known
-                    if LO[t] > bk:
-                        L[t] = LO[t]         # a lower bound above the minimum
-                        continue
-                    if M >= 0 and HI[t] <= M:
-                        L[t] = M             # M <= L <= HI <= M
+                    if Llo[t] > bk:
+                        continue             # a lower bound above the minimum
+                    if M >= 0 and Lhi[t] <= M:
+                        Llo[t] = M           # M <= L <= HI <= M
+                        Lhi[t] = M
                         EF[t] = M - DL[t]
                         continue
-                    cap = (HI[t] - 1 if HI[t] - 1 < bk else bk) - DL[t]
+                    cap = (Lhi[t] - 1 if Lhi[t] - 1 < bk else bk) - DL[t]
                 else:
-                    cap = HI[t] - 1 - DL[t]
+                    cap = Lhi[t] - 1 - DL[t]
                 self.apply(t, stack, ls, b, self._st2.data(), &ls2, &b2, &h, &d)
                 e2 = g.cut_next[b2]
+                if ls2 > self.max_m:
+                    guarded = True           # ρ holds the stack: over the size guard
+                    continue
+                F2 = self.future_loss(g, self._st2.data(), ls2, b2, e2, cap, Llo[t] - DL[t])
+                if F2 == ORC_GUARD:
+                    guarded = True           # left with its bounds
+                    continue
                 if path == PATH_FAST or path == PATH_BOUND:
                     path = (PATH_TABLE if g.cov_before[e2] else
                             (PATH_LOCAL if self.uncovered_mode == 1 else PATH_FULL))
-                F2 = self.future_loss(g, self._st2.data(), ls2, b2, e2, cap, LO[t] - DL[t])
-                if F2 == ORC_GUARD:
-                    return self._guard(T, out)
                 if F2 < ORC_INF:
-                    L[t] = DL[t] + F2
+                    Llo[t] = DL[t] + F2
+                    Lhi[t] = Llo[t]
                     EF[t] = F2
-                elif DL[t] + cap == HI[t] - 1:
-                    L[t] = HI[t]             # HI - 1 < L <= HI
-                    EF[t] = HI[t] - DL[t]
+                elif DL[t] + cap == Lhi[t] - 1:
+                    Llo[t] = Lhi[t]          # HI - 1 < L <= HI
+                    EF[t] = Lhi[t] - DL[t]
                 else:
-                    L[t] = bk + 1            # lower bounds only: F > bk - δ, above the minimum
-                if EF[t] >= 0 and L[t] < best_known:
-                    best_known = L[t]
+                    Llo[t] = bk + 1          # lower bounds only: F > bk - δ, above the minimum
+                if EF[t] >= 0 and Llo[t] < best_known:
+                    best_known = Llo[t]
+            if guarded:
+                best = ORC_INF
+                for t in range(T):
+                    if want[t] and Lhi[t] < best:
+                        best = Lhi[t]
+                for t in range(T):
+                    out[t] = (Llo[t] - best if Llo[t] > best else 0) if want[t] else 0
+                path = PATH_GUARD
+                break
             best = ORC_INF
             for t in range(T):
-                if want[t] and L[t] < best:
-                    best = L[t]
+                if want[t] and Llo[t] < best:
+                    best = Llo[t]
             if M < 0 or best == M:
+                for t in range(T):
+                    out[t] = Llo[t] - best if want[t] else 0
                 break
             M = -1      # (cannot happen: the cache holds exact values of this very state)
             self._left_budget = self.budget
-        for t in range(T):
-            out[t] = L[t] - best if want[t] else 0
         if clean:
             self._store_cache(gm, stack, ls, b, want, EF)
         self.counts[path] += 1
