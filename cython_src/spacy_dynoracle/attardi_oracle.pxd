@@ -68,6 +68,8 @@ cdef class AttardiOracle:
     cdef public long budget         # guard: max combinations per state (all its searches)
     cdef public int max_m           # guard: max |rho| per search
     cdef public double max_ms       # guard: max wall time per state (milliseconds)
+    cdef public bint use_bounds     # greedy_one_more and the +1 of the greedy claim (tests:
+                                    #   False sends more successors to the table)
     cdef double _t_end
     cdef public int last_path
     cdef long[N_PATHS] counts

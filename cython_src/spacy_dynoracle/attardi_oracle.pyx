@@ -338,7 +338,7 @@ cdef class AttardiOracle:
 
     def __init__(self, int D=2, bint root_ra1=True, bint prune=True, bint exact=True,
                  int uncovered_mode=1, long budget=200000, int max_m=400,
-                 double max_ms=30.0):
+                 double max_ms=30.0, bint use_bounds=True):
         if not 1 <= D <= ORC_MAX_D:
             raise ValueError(f"degree must be between 1 and {ORC_MAX_D}, got {D}")
         self.D = D
@@ -349,6 +349,7 @@ cdef class AttardiOracle:
         self.budget = budget
         self.max_m = max_m
         self.max_ms = max_ms
+        self.use_bounds = use_bounds
         self._t_end = 0
         self.last_path = -1
         self._hgen = 0
@@ -958,11 +959,11 @@ cdef class AttardiOracle:
                     hi = self.greedy_upper(g, self._st2.data(), ls2, b2, e2)
                     if path == PATH_FAST:
                         path = PATH_BOUND
-                    if lo < hi and clean:
+                    if lo < hi and clean and self.use_bounds:
                         lo += 1      # the greedy completion reaches |O| whenever F does
                     if M >= 0 and M - base > lo:
                         lo = M - base
-                    if (lo < hi and ls2 + e2 - b2 <= self.max_m and
+                    if (lo < hi and self.use_bounds and ls2 + e2 - b2 <= self.max_m and
                             self.greedy_one_more(g, self._st2.data(), ls2, b2, e2, lo) <= lo):
                         hi = lo
                     Llo[t] = base + lo
