@@ -60,7 +60,9 @@ def test_report_reads_the_records(tmp_path):
     records = {
         "window": {"greedy": {"scores": scores(70.0), "calibration": {"decoded": calib}},
                    "exact": {"scores": scores(71.5), "calibration": {"decoded": calib}},
-                   "speed": {"greedy": spd, "exact": {"words_per_cpu_s": 99}}},
+                   "speed": {"greedy": spd, "exact": {"words_per_cpu_s": 99}},
+                   "gold_sents": {"greedy": {"scores": scores(80.0), "calibration": {"decoded": calib}},
+                                  "exact": {"scores": scores(81.0), "calibration": {"decoded": calib}}}},
         "default": {"greedy": {"scores": scores(75.0)}, "speed": {"greedy": spd}},
         "spacy": {"greedy": {"scores": scores(74.0)}, "speed": {"greedy": spd}},
     }
@@ -72,3 +74,5 @@ def test_report_reads_the_records(tmp_path):
     assert "| UD_X | 70.00 (75.00) | 71.50 (76.50) | 75.00 (80.00) | 74.00 (79.00) | 5.00 | 5.00 |" in text
     assert "| UD_X | 1,234 | 99 | 1,234 | 1,234 |" in text
     assert "ECE 5.0" in text
+    gold = text.split("gold sentence boundaries preset")[1]
+    assert "| UD_X | 80.00 (85.00) | 81.00 (86.00) | - (-) | - (-) | 5.00 | 5.00 |" in gold
