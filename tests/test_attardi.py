@@ -185,6 +185,7 @@ def exhaustive_check(n, D, trees=None):
     number of states and the paths taken."""
     o_ex = oracle(D, exact=True, budget=10 ** 9, max_ms=0)
     o_lb = oracle(D, exact=False, budget=10 ** 9, max_ms=0)
+    o_guard = oracle(D, exact=True, budget=10 ** 9, max_ms=0, max_m=3)   # guards often
     paths = {}
     count = 0
     for heads in (trees if trees is not None else _node_trees(n)):
@@ -202,6 +203,7 @@ def exhaustive_check(n, D, trees=None):
 
         g_ex = orc.OracleGold(heads, D, True)
         g_lb = orc.OracleGold(heads, D, True)
+        g_guard = orc.OracleGold(heads, D, True)
         clean = min(heads) >= 0
         for stack, b in _node_states(n):
             count += 1
@@ -218,6 +220,13 @@ def exhaustive_check(n, D, trees=None):
             paths[o_ex.last_path_name] = paths.get(o_ex.last_path_name, 0) + 1
             lb = o_lb.py_costs(g_lb, list(stack), b, want=set(want))
             assert all((lb[t] == 0) == (exact[t] == 0) and lb[t] <= exact[t] for t in want)
+            # the guard's fallback: sound (optimal moves cost 0, others at most their cost)
+            gc = o_guard.py_costs(g_guard, list(stack), b, want=set(want))
+            if o_guard.last_path_name == "guard":
+                assert all(0 <= gc[t] <= exact[t] for t in want), (heads, stack, b, gc, exact)
+                paths["guard(max_rho=3)"] = paths.get("guard(max_rho=3)", 0) + 1
+            else:
+                assert gc == exact
     return count, paths
 
 

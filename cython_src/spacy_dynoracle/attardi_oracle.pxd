@@ -73,6 +73,7 @@ cdef class AttardiOracle:
     cdef double _t_end
     cdef public int last_path
     cdef long[N_PATHS] counts
+    cdef double[N_PATHS] path_ms
     cdef public long n_searches
     cdef public long n_combos
     cdef public long max_combos
@@ -99,8 +100,8 @@ cdef class AttardiOracle:
     cdef int _cap
     cdef int _b_cur             # node id of the buffer front of the searched configuration
     # the lost-dependents bound of search() (see _lost)
-    cdef vector[int] _pos, _hp, _pre, _cntp
-    cdef int _m1, _cur_i, _cur_j
+    cdef vector[int] _pos, _hp, _pre, _cntp, _pip
+    cdef int _m1, _cur_i, _cur_j, _cur_l
 
     cdef int static_next(self, const AttGold* g, const int* stack, int ls, int b, int e,
                          const int* pending) noexcept nogil
@@ -131,7 +132,7 @@ cdef class AttardiOracle:
                            const int* EF) noexcept nogil
     cdef void _tally(self, long combos) noexcept nogil
     cdef void _add(self, const int* sa, const int* G, int D, int v) noexcept nogil
-    cdef void _prepare_lost(self, const AttGold* g, const int* rho, int m) noexcept nogil
+    cdef void _prepare_lost(self, const AttGold* g, const int* rho, int m, int l) noexcept nogil
     cdef int _lost(self, const int* s, int D) noexcept nogil
     cdef void _hclear(self) noexcept nogil
     cdef void _hput(self, uint64_t key, int v) noexcept nogil

@@ -363,6 +363,7 @@ cdef class AttardiOracle:
     def reset_counts(self):
         for i in range(N_PATHS):
             self.counts[i] = 0
+            self.path_ms[i] = 0
         self.n_searches = 0
         self._mhist.clear()
         self.n_combos = 0
@@ -371,6 +372,10 @@ cdef class AttardiOracle:
     def rho_histogram(self):
         """{|ρ|: number of searches} since the last reset_counts()."""
         return {m: int(c) for m, c in enumerate(self._mhist) if c}
+
+    def path_times(self):
+        """{path: milliseconds spent in costs() by the states of that path}."""
+        return {name: self.path_ms[i] for i, name in enumerate(self.PATH_NAMES)}
 
     def stats(self):
         out = {name: self.counts[i] for i, name in enumerate(self.PATH_NAMES)}
@@ -489,7 +494,7 @@ cdef class AttardiOracle:
             return ORC_GUARD
         self._cap = cap          # items worth more than cap cannot be part of a result <= cap
         self.n_searches += 1
-        self._prepare_lost(g, rho, m)
+        self._prepare_lost(g, rho, m, l)
         self._cstart.assign(W * W, 0)
         self._clen.assign(W * W, 0)
         self._keys.clear()
@@ -915,13 +920,18 @@ cdef class AttardiOracle:
         cdef int pend[ORC_MAX_T]
         cdef int n_pend, best_known
         cdef bint guarded
+        cdef int best_hi, lim, phase
+        cdef long main_left, used
+        cdef long bad_left = self.budget // 10
+        cdef bint deep = ls - 1 > self.max_m     # every successor's stack is over max_rho
         cdef bint clean = g.n_unknown == 0
         cdef int e = g.cut_next[b]
         cdef bint fz = clean and self.zero_future(g, stack, ls, b, e)
         cdef bint train = not self.exact
         cdef AttGold* gm = <AttGold*>g
+        cdef double t_start = now_ms()
         self._left_budget = self.budget      # the guard's budget is per state, all searches
-        self._t_end = now_ms() + self.max_ms
+        self._t_end = t_start + self.max_ms
         self._st2.resize(ls + 2)
         M = self._cached(g, stack, ls, b) if (clean and not fz) else -1
         while True:
@@ -929,6 +939,7 @@ cdef class AttardiOracle:
             n_pend = 0
             guarded = False
             best_known = ORC_INF             # smallest exact L found so far
+            best_hi = ORC_INF                # smallest upper bound (deep states)
             for t in range(T):
                 Llo[t] = ORC_INF
                 Lhi[t] = ORC_INF
@@ -947,17 +958,45 @@ cdef class AttardiOracle:
                         return self._guard(T, out)
                     base -= bl
                 DL[t] = base
-                if clean and self.zero_future(g, self._st2.data(), ls2, b2, e2):
-                    Llo[t] = base
-                    Lhi[t] = base
-                    EF[t] = 0
-                elif fz and train and bl == 0:
-                    Llo[t] = base + 1  # lower bound: F(τ(c)) >= 1, and the minimum is 0 (§2.7)
-                    continue
-                else:
+                if fz and train and bl == 0:
+                    if clean and self.zero_future(g, self._st2.data(), ls2, b2, e2):
+                        Llo[t] = base
+                        Lhi[t] = base
+                        EF[t] = 0
+                    else:
+                        # lower bound: F(τ(c)) >= 1, and the minimum is 0 (§2.7)
+                        Llo[t] = base + 1
+                        continue
+                elif deep:
+                    # no table can run (the stack alone is over max_rho), so the state only
+                    # gets the costs its bounds prove, which read the smallest upper bound:
+                    # a greedy run stops as soon as it cannot beat the best one so far
                     lo = self.lower_bound(g, self._st2.data(), ls2, b2, e2)
+                    lim = best_hi - base if best_hi < ORC_INF else ORC_INF
+                    hi = self.greedy_run(g, self._st2.data(), ls2, b2, e2, 0, -1, lim) if lim >= 0 else 1
+                    if path == PATH_FAST and hi > 0:
+                        path = PATH_BOUND
+                    if hi > lim:
+                        hi = ORC_INF                 # greedy > lim >= ... : unknown
+                    if hi == 0:
+                        lo = 0
+                    elif clean and self.use_bounds and lo < (hi if hi < ORC_INF else lim + 1):
+                        lo += 1      # the greedy completion reaches |O| whenever F does
+                    if M >= 0 and M - base > lo:
+                        lo = M - base
+                    Llo[t] = base + lo
+                    Lhi[t] = base + hi if hi < ORC_INF else ORC_INF
+                    if Lhi[t] < best_hi:
+                        best_hi = Lhi[t]
+                    if lo < hi:
+                        guarded = True
+                        continue
+                    EF[t] = lo
+                else:
+                    # greedy_upper == 0 iff F == 0 (zero_future is its first wrong arc)
                     hi = self.greedy_upper(g, self._st2.data(), ls2, b2, e2)
-                    if path == PATH_FAST:
+                    lo = 0 if hi == 0 else self.lower_bound(g, self._st2.data(), ls2, b2, e2)
+                    if path == PATH_FAST and hi > 0:
                         path = PATH_BOUND
                     if lo < hi and clean and self.use_bounds:
                         lo += 1      # the greedy completion reaches |O| whenever F does
@@ -975,7 +1014,12 @@ cdef class AttardiOracle:
                     EF[t] = lo
                 if Lhi[t] < best_known:
                     best_known = Lhi[t]
-            # the table for the others, smallest upper bound first
+            # the table for the others, smallest upper bound first. Phase 0 finds the
+            # zero-cost set: a successor is searched only up to the minimum (known from the
+            # cache, else the best exact value so far), so one shown to be above it keeps a
+            # lower bound. Phase 1 (exact costs only) then gives those their exact values,
+            # their tables sharing a tenth of the state's budget (they are not needed for
+            # the zero-cost set, and deep searches of bad moves are the expensive ones).
             for q in range(n_pend):
                 r = q
                 for i in range(q + 1, n_pend):
@@ -984,42 +1028,56 @@ cdef class AttardiOracle:
                 t = pend[r]
                 pend[r] = pend[q]
                 pend[q] = t
-                bk = ORC_INF
-                if train:
-                    bk = M if M >= 0 else best_known
-                    if Llo[t] > bk:
-                        continue             # a lower bound above the minimum
-                    if M >= 0 and Lhi[t] <= M:
-                        Llo[t] = M           # M <= L <= HI <= M
-                        Lhi[t] = M
-                        EF[t] = M - DL[t]
+            for phase in range(1 if train else 2):
+                for q in range(n_pend):
+                    t = pend[q]
+                    if EF[t] >= 0 or (phase == 1 and Llo[t] >= ORC_INF):
                         continue
-                    cap = (Lhi[t] - 1 if Lhi[t] - 1 < bk else bk) - DL[t]
-                else:
-                    cap = Lhi[t] - 1 - DL[t]
-                self.apply(t, stack, ls, b, self._st2.data(), &ls2, &b2, &h, &d)
-                e2 = g.cut_next[b2]
-                if ls2 > self.max_m:
-                    guarded = True           # ρ holds the stack: over the size guard
-                    continue
-                F2 = self.future_loss(g, self._st2.data(), ls2, b2, e2, cap, Llo[t] - DL[t])
-                if F2 == ORC_GUARD:
-                    guarded = True           # left with its bounds
-                    continue
-                if path == PATH_FAST or path == PATH_BOUND:
-                    path = (PATH_TABLE if g.cov_before[e2] else
-                            (PATH_LOCAL if self.uncovered_mode == 1 else PATH_FULL))
-                if F2 < ORC_INF:
-                    Llo[t] = DL[t] + F2
-                    Lhi[t] = Llo[t]
-                    EF[t] = F2
-                elif DL[t] + cap == Lhi[t] - 1:
-                    Llo[t] = Lhi[t]          # HI - 1 < L <= HI
-                    EF[t] = Lhi[t] - DL[t]
-                else:
-                    Llo[t] = bk + 1          # lower bounds only: F > bk - δ, above the minimum
-                if EF[t] >= 0 and Llo[t] < best_known:
-                    best_known = Llo[t]
+                    bk = M if M >= 0 else best_known
+                    if phase == 0:
+                        if Llo[t] > bk:
+                            continue         # a lower bound above the minimum
+                        if M >= 0 and Lhi[t] <= M:
+                            Llo[t] = M       # M <= L <= HI <= M
+                            Lhi[t] = M
+                            EF[t] = M - DL[t]
+                            continue
+                        cap = (Lhi[t] - 1 if Lhi[t] - 1 < bk else bk) - DL[t]
+                    else:
+                        cap = Lhi[t] - 1 - DL[t]
+                    self.apply(t, stack, ls, b, self._st2.data(), &ls2, &b2, &h, &d)
+                    e2 = g.cut_next[b2]
+                    if ls2 > self.max_m:
+                        guarded = True       # ρ holds the stack: over the size guard
+                        continue
+                    main_left = self._left_budget
+                    if phase == 1:
+                        self._left_budget = bad_left if bad_left < main_left else main_left
+                    used = self._left_budget
+                    F2 = self.future_loss(g, self._st2.data(), ls2, b2, e2, cap,
+                                          Llo[t] - DL[t])
+                    if F2 != ORC_GUARD:
+                        used -= self._left_budget
+                    if phase == 1:
+                        bad_left -= used
+                        self._left_budget = main_left - used
+                    if F2 == ORC_GUARD:
+                        guarded = True       # left with its bounds
+                        continue
+                    if path == PATH_FAST or path == PATH_BOUND:
+                        path = (PATH_TABLE if g.cov_before[e2] else
+                                (PATH_LOCAL if self.uncovered_mode == 1 else PATH_FULL))
+                    if F2 < ORC_INF:
+                        Llo[t] = DL[t] + F2
+                        Lhi[t] = Llo[t]
+                        EF[t] = F2
+                    elif DL[t] + cap == Lhi[t] - 1:
+                        Llo[t] = Lhi[t]      # HI - 1 < L <= HI
+                        EF[t] = Lhi[t] - DL[t]
+                    else:
+                        Llo[t] = bk + 1      # F > bk - δ: above the minimum
+                    if EF[t] >= 0 and Llo[t] < best_known:
+                        best_known = Llo[t]
             if guarded:
                 best = ORC_INF
                 for t in range(T):
@@ -1042,6 +1100,7 @@ cdef class AttardiOracle:
         if clean:
             self._store_cache(gm, stack, ls, b, want, EF)
         self.counts[path] += 1
+        self.path_ms[path] += now_ms() - t_start
         self.last_path = path
         return path
 
@@ -1108,11 +1167,13 @@ cdef class AttardiOracle:
         if v <= self._cap and v + self._lost(s, D) <= self._cap:
             self._hput(pack(s, 2 * D - 1), v)
 
-    cdef void _prepare_lost(self, const AttGold* g, const int* rho, int m) noexcept nogil:
+    cdef void _prepare_lost(self, const AttGold* g, const int* rho, int m, int l) noexcept nogil:
         """For _lost: hp[p] = position in ρ of the gold head of ρ[p] (-1: unknown, an orphan,
-        or not in ρ), and pre[j·(m+1) + q] = the number of words at positions >= j whose gold
-        head is at a position < q."""
-        cdef int p, q, h, W1 = m + 1
+        or not in ρ); pre[j·(m+1) + q] = the number of words at positions >= j whose gold
+        head is at a position < q; and for a stack position i (< l), pip[i·(m+1) + q] = the
+        number of words at positions 1 .. i-D whose gold head is at a position < q."""
+        cdef int p, q, h, i, W1 = m + 1
+        cdef int D = self.D
         cdef const int* orph = self._orph.data()
         self._m1 = W1
         self._pos.assign(g.n + 1, -1)
@@ -1131,6 +1192,18 @@ cdef class AttardiOracle:
             self._pre[p * W1] = 0
             for q in range(m):
                 self._pre[p * W1 + q + 1] = self._pre[p * W1 + q] + self._cntp[q]
+        # the stack below a span that starts at stack position i is exactly 0 .. i-D+1
+        # ([0, i) minus α); untouched by the span
+        self._cur_l = l
+        self._cntp.assign(m + 1, 0)
+        self._pip.resize(W1 * (l if l > 0 else 1))
+        for i in range(l):
+            p = i - D + 1 - 1            # the word that joins Π at i (positions 1 .. i-D)
+            if p >= 1 and self._hp[p] >= 0:
+                self._cntp[self._hp[p]] += 1
+            self._pip[i * W1] = 0
+            for q in range(m):
+                self._pip[i * W1 + q + 1] = self._pip[i * W1 + q] + self._cntp[q]
 
     cdef int _lost(self, const int* s, int D) noexcept nogil:
         """A lower bound of the excess still to come for an item of the cell being built,
@@ -1138,8 +1211,9 @@ cdef class AttardiOracle:
         ([ext], exact pruning). The positions R = [α_0, j) \\ γ (α_0 the lowest α symbol;
         node 0 excepted) are off the stack at the end of the span for good (between adjacent
         stack symbols, or reduced inside it), so every non-orphan word shifted later (at
-        positions >= j) or still on the stack (in γ) whose gold head is in R gets a wrong
-        head after the span: its arc is not in the item's value."""
+        positions >= j) or still on the stack (in γ, and, for a span starting at a stack
+        position i, the stack below it, which is then exactly the words before α) whose gold
+        head is in R gets a wrong head after the span: its arc is not in the item's value."""
         cdef int j = self._cur_j
         cdef int W1 = self._m1
         cdef const int* row = self._pre.data() + j * W1
@@ -1154,9 +1228,16 @@ cdef class AttardiOracle:
             a0 = self._cur_i
         elif a0 < 0:
             a0 = 0
+        cdef const int* pip = NULL
+        if self._cur_i < self._cur_l:
+            pip = self._pip.data() + self._cur_i * W1
         tot = row[j] - row[a0]
+        if pip != NULL:
+            tot += pip[j] - pip[a0]
         if a0 == 0:
             tot -= row[1] - row[0]               # node 0 never leaves the stack
+            if pip != NULL:
+                tot -= pip[1] - pip[0]
         for q in range(D - 1, 2 * D - 1):
             u = s[q] - 1
             if u < a0 or u >= j or u == 0:
@@ -1167,6 +1248,8 @@ cdef class AttardiOracle:
                     dup = True
             if not dup:
                 tot -= row[u + 1] - row[u]
+                if pip != NULL:
+                    tot -= pip[u + 1] - pip[u]
         for q in range(D - 1, 2 * D - 1):
             u = s[q] - 1
             if u < 0:
