@@ -59,7 +59,8 @@ def walk(moves, examples, args, rng, other=None):
     n = moves.n_moves
     seen = numpy.zeros((n,), dtype=numpy.uint8)
     times, in_np = [], []
-    agree = {"states": 0, "zero_set_differs": 0, "costs_differ": 0}
+    agree = {"states": 0, "zero_set_differs": 0, "costs_differ": 0,
+             "np_states": 0, "np_zero_set_differs": 0, "np_costs_differ": 0}
     deadline = time.time() + args.max_seconds
     for eg in examples:
         if time.time() > deadline:
@@ -74,9 +75,15 @@ def walk(moves, examples, args, rng, other=None):
             if other is not None:
                 valid, a = moves._sim_class_costs(state, gold)
                 _, b = other._sim_class_costs(state, gold2)
+                zs = zero_set(valid, a) != zero_set(valid, b)
+                cs = any(v and x != y for v, x, y in zip(valid, a, b))
                 agree["states"] += 1
-                agree["zero_set_differs"] += zero_set(valid, a) != zero_set(valid, b)
-                agree["costs_differ"] += any(v and x != y for v, x, y in zip(valid, a, b))
+                agree["zero_set_differs"] += zs
+                agree["costs_differ"] += cs
+                if np_doc:   # Docs with non-projective gold (with --n-sents 1: NP sentences)
+                    agree["np_states"] += 1
+                    agree["np_zero_set_differs"] += zs
+                    agree["np_costs_differ"] += cs
             scores = numpy.asarray(rng.random((1, n)), dtype="f")
             d_scores = numpy.zeros((1, n), dtype="f")
             follow = numpy.asarray([0 if rng.random() < args.p_random else 1], dtype=numpy.uint8)
@@ -187,7 +194,11 @@ def main():
                     print(f"    {args.agree} vs {oracle}: zero-cost set differs on "
                           f"{agree['zero_set_differs']}/{agree['states']} states "
                           f"({100 * agree['zero_set_differs'] / agree['states']:.1f}%), costs differ on "
-                          f"{100 * agree['costs_differ'] / agree['states']:.1f}%", flush=True)
+                          f"{100 * agree['costs_differ'] / agree['states']:.1f}%"
+                          + (f"; in Docs with non-projective gold {agree['np_zero_set_differs']}/{agree['np_states']} "
+                             f"({100 * agree['np_zero_set_differs'] / agree['np_states']:.1f}%), costs "
+                             f"{100 * agree['np_costs_differ'] / agree['np_states']:.1f}%"
+                             if agree["np_states"] else ""), flush=True)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"n_sents": args.n_sents, "p_random": args.p_random,
