@@ -186,6 +186,7 @@ def exhaustive_check(n, D, trees=None):
     o_ex = oracle(D, exact=True, budget=10 ** 9, max_ms=0)
     o_lb = oracle(D, exact=False, budget=10 ** 9, max_ms=0)
     o_guard = oracle(D, exact=True, budget=10 ** 9, max_ms=0, max_m=3)   # guards often
+    o_lower = oracle(D, exact=True, budget=10 ** 9, max_ms=0, max_excess=0)
     paths = {}
     count = 0
     for heads in (trees if trees is not None else _node_trees(n)):
@@ -204,6 +205,7 @@ def exhaustive_check(n, D, trees=None):
         g_ex = orc.OracleGold(heads, D, True)
         g_lb = orc.OracleGold(heads, D, True)
         g_guard = orc.OracleGold(heads, D, True)
+        g_lower = orc.OracleGold(heads, D, True)
         clean = min(heads) >= 0
         for stack, b in _node_states(n):
             count += 1
@@ -222,11 +224,25 @@ def exhaustive_check(n, D, trees=None):
             assert all((lb[t] == 0) == (exact[t] == 0) and lb[t] <= exact[t] for t in want)
             # the guard's fallback: sound (optimal moves cost 0, others at most their cost)
             gc = o_guard.py_costs(g_guard, list(stack), b, want=set(want))
-            if o_guard.last_path_name == "guard":
+            gp = o_guard.last_path_name
+            if gp == "guard":
                 assert all(0 <= gc[t] <= exact[t] for t in want), (heads, stack, b, gc, exact)
-                paths["guard(max_rho=3)"] = paths.get("guard(max_rho=3)", 0) + 1
+            elif gp == "lower":
+                assert all((gc[t] == 0) == (exact[t] == 0) and gc[t] <= exact[t] for t in want)
             else:
                 assert gc == exact
+            paths[f"{gp}(max_rho=3)"] = paths.get(f"{gp}(max_rho=3)", 0) + 1
+            # tables limited to excess 0: the exact values of bad moves may stay lower bounds
+            # (path "lower": exact zero-cost set) or the state falls back to the guard
+            lc = o_lower.py_costs(g_lower, list(stack), b, want=set(want))
+            lp = o_lower.last_path_name
+            if lp == "lower":
+                assert all((lc[t] == 0) == (exact[t] == 0) and lc[t] <= exact[t] for t in want)
+            elif lp == "guard":
+                assert all(0 <= lc[t] <= exact[t] for t in want)
+            else:
+                assert lc == exact
+            paths[f"{lp}(max_excess=0)"] = paths.get(f"{lp}(max_excess=0)", 0) + 1
     return count, paths
 
 
@@ -297,16 +313,31 @@ def test_guard_falls_back_to_what_the_bounds_prove_and_counts():
         sim2.apply(a)
     assert sim2.costs(gold) == exact            # (brute-force checked in test_oracles)
     assert sim2.moves.last_oracle_path == "table"
+    # no table at all: the zero-cost set still exact here (the bounds find the optimum), the
+    # tables that would give the suboptimal moves their exact values cannot run
     sim = Simulator("attardi", 7, budget=0, exact_costs=True)
     for a in ["SHIFT", "SHIFT", "SHIFT"]:
         sim.apply(a)
     costs = sim.costs(gold)
-    assert sim.moves.last_oracle_path == "guard"
-    assert sim.moves.oracle_stats()["guard"] == 1
-    # sound: every optimal move costs 0, the others at most their true cost ...
-    assert all(0 <= costs[a] <= exact[a] for a in exact)
-    # ... and still informative where the bounds decide
-    assert 0 < sum(costs.values()) < sum(exact.values())
+    assert sim.moves.last_oracle_path == "lower"
+    assert sim.moves.oracle_stats()["lower"] == 1
+    assert all((costs[a] == 0) == (exact[a] == 0) and costs[a] <= exact[a] for a in exact)
+    assert costs != exact
+    # the guard proper (the zero-cost set needs a table that cannot run): sound
+    gold = [2, 0, 4, 3, 3]
+    truth = {"SHIFT": 1, "LEFT": 0, "RIGHT": 1, "LEFT_2": 0, "RIGHT_2": 1}
+    sim4 = Simulator("attardi", 5, exact_costs=True)
+    for a in ["SHIFT", "SHIFT", "SHIFT"]:
+        sim4.apply(a)
+    assert sim4.costs(gold) == truth
+    sim3 = Simulator("attardi", 5, exact_costs=True, max_excess=-1)
+    for a in ["SHIFT", "SHIFT", "SHIFT"]:
+        sim3.apply(a)
+    guarded = sim3.costs(gold)
+    assert sim3.moves.last_oracle_path == "guard"
+    assert sim3.moves.oracle_stats()["guard"] == 1
+    assert all(0 <= guarded[a] <= truth[a] for a in truth)
+    assert {a for a, c in guarded.items() if c == 0} > {a for a, c in truth.items() if c == 0}
 
 
 def test_max_rho_guard():

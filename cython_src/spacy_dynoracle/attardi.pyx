@@ -182,7 +182,7 @@ cdef class Attardi(DynOracleSystem):
     projective = False
     bruteforce_arc_monotone = True    # heads never change; moves depend on stack/buffer only
     options = {"degree": 2, "uncovered": "local", "exact_costs": True, "prune": True,
-               "budget": 200000, "max_rho": 20, "max_ms": 30.0, "bounds": True}
+               "budget": 200000, "max_rho": 20, "max_excess": 2, "max_ms": 30.0, "bounds": True}
 
     cdef public AttardiOracle oracle_
     cdef int D
@@ -214,7 +214,8 @@ cdef class Attardi(DynOracleSystem):
                                      budget=int(options.get("budget", 200000)),
                                      max_m=int(options.get("max_rho", 20)),
                                      max_ms=float(options.get("max_ms", 30.0)),
-                                     use_bounds=bool(options.get("bounds", True)))
+                                     use_bounds=bool(options.get("bounds", True)),
+                                     max_excess=int(options.get("max_excess", 2)))
         self.doc_counts = {"covered": 0, "uncovered": 0, "skipped": 0, "partial": 0}
         if projectivize:
             raise ValueError("attardi derives non-projective trees: projectivize must be false")

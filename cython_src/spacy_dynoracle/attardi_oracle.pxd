@@ -27,7 +27,10 @@ cdef enum:
     PATH_LOCAL = 5          # not covered, reduction restricted to locally covered fragments
     PATH_BOUND = 6          # no table: every successor's F decided by the fast path or by
                             #   lower bound == upper bound (orphans vs. greedy completion)
-    N_PATHS = 7
+    PATH_LOWER = 7          # exact costs asked, but the guard stopped the exact value of a
+                            #   suboptimal move: exact zero-cost set, lower bounds (as
+                            #   exact_costs=False)
+    N_PATHS = 8
 
 
 cdef struct AttGold:
@@ -67,6 +70,7 @@ cdef class AttardiOracle:
     cdef public int uncovered_mode  # 0: full search (§2.9 opt. 2); 1: local reduction
     cdef public long budget         # guard: max combinations per state (all its searches)
     cdef public int max_m           # guard: max |rho| per search
+    cdef public int max_excess      # guard: max excess cap of a table (wrong arcs beyond |O|)
     cdef public double max_ms       # guard: max wall time per state (milliseconds)
     cdef public bint use_bounds     # greedy_one_more and the +1 of the greedy claim (tests:
                                     #   False sends more successors to the table)

@@ -338,7 +338,7 @@ cdef class AttardiOracle:
 
     def __init__(self, int D=2, bint root_ra1=True, bint prune=True, bint exact=True,
                  int uncovered_mode=1, long budget=200000, int max_m=400,
-                 double max_ms=30.0, bint use_bounds=True):
+                 double max_ms=30.0, bint use_bounds=True, int max_excess=1000000):
         if not 1 <= D <= ORC_MAX_D:
             raise ValueError(f"degree must be between 1 and {ORC_MAX_D}, got {D}")
         self.D = D
@@ -350,6 +350,7 @@ cdef class AttardiOracle:
         self.max_m = max_m
         self.max_ms = max_ms
         self.use_bounds = use_bounds
+        self.max_excess = max_excess
         self._t_end = 0
         self.last_path = -1
         self._hgen = 0
@@ -358,7 +359,7 @@ cdef class AttardiOracle:
         self.scratch_gold = OracleGold()
         self.reset_counts()
 
-    PATH_NAMES = ("fast", "table", "full", "partial", "guard", "local", "bound")
+    PATH_NAMES = ("fast", "table", "full", "partial", "guard", "local", "bound", "lower")
 
     def reset_counts(self):
         for i in range(N_PATHS):
@@ -827,6 +828,8 @@ cdef class AttardiOracle:
         while True:
             if ex > emax:
                 ex = emax
+            if ex > self.max_excess:
+                return ORC_GUARD    # the guard: tables grow fast with the excess cap
             r = self.search(g, self._rho.data(), m, ls, prune, ex)
             if r == ORC_GUARD:
                 return ORC_GUARD
@@ -919,7 +922,7 @@ cdef class AttardiOracle:
         cdef int EF[ORC_MAX_T]
         cdef int pend[ORC_MAX_T]
         cdef int n_pend, best_known
-        cdef bint guarded
+        cdef bint guarded, lower
         cdef int best_hi, lim, phase
         cdef long main_left, used
         cdef long bad_left = self.budget // 10
@@ -938,6 +941,7 @@ cdef class AttardiOracle:
             path = PATH_FAST if clean else PATH_PARTIAL
             n_pend = 0
             guarded = False
+            lower = False
             best_known = ORC_INF             # smallest exact L found so far
             best_hi = ORC_INF                # smallest upper bound (deep states)
             for t in range(T):
@@ -1047,8 +1051,11 @@ cdef class AttardiOracle:
                         cap = Lhi[t] - 1 - DL[t]
                     self.apply(t, stack, ls, b, self._st2.data(), &ls2, &b2, &h, &d)
                     e2 = g.cut_next[b2]
-                    if ls2 > self.max_m:
-                        guarded = True       # ρ holds the stack: over the size guard
+                    if ls2 > self.max_m:     # ρ holds the stack: over the size guard
+                        if phase == 0:
+                            guarded = True
+                        else:
+                            lower = True
                         continue
                     main_left = self._left_budget
                     if phase == 1:
@@ -1061,8 +1068,11 @@ cdef class AttardiOracle:
                     if phase == 1:
                         bad_left -= used
                         self._left_budget = main_left - used
-                    if F2 == ORC_GUARD:
-                        guarded = True       # left with its bounds
+                    if F2 == ORC_GUARD:      # left with its bounds
+                        if phase == 0:
+                            guarded = True
+                        else:
+                            lower = True     # a suboptimal move: the zero-cost set is exact
                         continue
                     if path == PATH_FAST or path == PATH_BOUND:
                         path = (PATH_TABLE if g.cov_before[e2] else
@@ -1094,6 +1104,8 @@ cdef class AttardiOracle:
             if M < 0 or best == M:
                 for t in range(T):
                     out[t] = Llo[t] - best if want[t] else 0
+                if lower:
+                    path = PATH_LOWER        # as exact_costs=False: exact zero-cost set
                 break
             M = -1      # (cannot happen: the cache holds exact values of this very state)
             self._left_budget = self.budget
