@@ -76,3 +76,14 @@ def test_report_reads_the_records(tmp_path):
     assert "ECE 5.0" in text
     gold = text.split("gold sentence boundaries preset")[1]
     assert "| UD_X | 80.00 (85.00) | 81.00 (86.00) | - (-) | - (-) | 5.00 | 5.00 |" in gold
+
+
+def test_paired_bootstrap():
+    import exact_table
+
+    same = exact_table.paired_bootstrap([5, 6, 7], [5, 6, 7], [10, 10, 10])
+    assert same["diff"] == 0 and same["ci95"] == [0.0, 0.0]
+    better = exact_table.paired_bootstrap([5, 6, 7, 4], [6, 7, 8, 5], [10, 10, 10, 10])
+    assert better["diff"] == 10.0 and better["ci95"][0] > 0 and better["p_le_0"] == 0.0
+    mixed = exact_table.paired_bootstrap([5, 7, 5, 7], [7, 5, 7, 5], [10, 10, 10, 10])
+    assert mixed["diff"] == 0 and mixed["ci95"][0] < 0 < mixed["ci95"][1]

@@ -134,37 +134,57 @@ def evaluate_all(treebank, output, seed, ud_root=None, model="model-last", n_sen
                     line += (f" ECE {100 * calibration['decoded']['ece']:.2f}"
                              f" (argmax {100 * calibration['argmax']['ece']:.2f})")
                 print(line + f" [{seconds:.0f}s]", flush=True)
-        record["speed"] = speed(nlp, path, select, n_sents,
-                                ("greedy", "exact") if name == "window" else (None,))
+        record["speed"], hits, sizes = speed(nlp, path, select, n_sents, decodings)
+        if name == "window":
+            record["exact_minus_greedy"] = paired_bootstrap(hits["greedy"], hits["exact"], sizes)
+            print(f"{treebank} window exact - greedy LAS: {record['exact_minus_greedy']}", flush=True)
         write_json(out, record)
 
 
 def speed(nlp, path, select, n_sents, decodings):
     """Words per second (wall and process CPU) of nlp.pipe on the dev words, per decoding,
-    marginals off: the parse alone (the tok2vec included)."""
+    marginals off: the parse alone (the tok2vec included). Also the correct (head + label,
+    as LAS) words of each Doc, per decoding, for the paired comparison."""
     from spacy_dynoracle.conllu_io import sentences_to_docs, words_only_copy
     from spacy_dynoracle.corpus import read_sentences
+    from spacy_dynoracle.evaluate import base_label
 
     gold = list(sentences_to_docs(nlp.vocab, read_sentences(path, select=select), n_sents,
                                   keep_source=False))
     words = sum(len(d) for d in gold)
     parser = nlp.get_pipe("parser")
-    out = {}
+    out, hits = {}, {}
     for decode in decodings:
         saved = dict(parser.cfg)
         if decode is not None:
             parser.cfg.update(decode=decode, arc_marginals=False)
         docs = [words_only_copy(doc) for doc in gold]
         start, cpu = time.perf_counter(), time.process_time()
-        for _ in nlp.pipe(docs, batch_size=64):
-            pass
+        pred = list(nlp.pipe(docs, batch_size=64))
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         parser.cfg.clear()
         parser.cfg.update(saved)
-        out[decode or "greedy"] = {"words": words, "seconds": round(seconds, 2),
-                                   "cpu_seconds": round(cpu, 2),
-                                   "words_per_s": round(words / seconds), "words_per_cpu_s": round(words / cpu)}
-    return out
+        key = decode or "greedy"
+        out[key] = {"words": words, "seconds": round(seconds, 2), "cpu_seconds": round(cpu, 2),
+                    "words_per_s": round(words / seconds), "words_per_cpu_s": round(words / cpu)}
+        hits[key] = [sum(g.head.i == p.head.i and base_label(g.dep_) == base_label(p.dep_)
+                         for g, p in zip(gd, pd)) for gd, pd in zip(gold, pred)]
+    return out, hits, [len(d) for d in gold]
+
+
+def paired_bootstrap(a, b, sizes, n_boot=2000, seed=0):
+    """LAS(b) - LAS(a) in points over Docs, with a 95% percentile interval from resampling
+    Docs (paired: both decodings of the same Docs)."""
+    import numpy as np
+
+    a, b, sizes = (np.asarray(x, dtype=float) for x in (a, b, sizes))
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(sizes), size=(n_boot, len(sizes)))
+    diffs = 100 * (b[idx].sum(1) - a[idx].sum(1)) / sizes[idx].sum(1)
+    lo, hi = np.percentile(diffs, [2.5, 97.5])
+    return {"diff": float(100 * (b.sum() - a.sum()) / sizes.sum()), "ci95": [float(lo), float(hi)],
+            "docs": int(len(sizes)), "resamples": n_boot,
+            "p_le_0": float((diffs <= 0).mean())}
 
 
 def load_table(output, treebanks, seed):
@@ -232,6 +252,17 @@ def report(output, treebanks, seed):
                 cells.append("-")
         lines.append(f"| {treebank} | " + " | ".join(cells) + " |")
     lines.append("")
+    paired = [(t, row["window"]["exact_minus_greedy"]) for t, row in rows.items()
+              if "exact_minus_greedy" in row.get("window", {})]
+    if paired:
+        lines.append("Window model, exact minus greedy LAS on the same Docs (the parser "
+                     "segments), 95% interval of a paired bootstrap over Docs:\n")
+        lines.append("| treebank | LAS difference | 95% interval | Docs |")
+        lines.append("|---|---|---|---|")
+        for treebank, p in paired:
+            lines.append(f"| {treebank} | {p['diff']:+.2f} | [{p['ci95'][0]:+.2f}, {p['ci95'][1]:+.2f}] "
+                         f"| {p['docs']} |")
+        lines.append("")
     for treebank, row in rows.items():
         w = row.get("window", {})
         for record, what in ((w, "the parser segments"), (w.get("gold_sents", {}), "gold sentences")):
