@@ -137,6 +137,69 @@ def test_gold_without_oracle_data_is_guarded(system):
 
 
 # gh, stack [(ls, rs)] bottom -> top, b, costs with the cap K = 4 (the spec's are uncapped)
+def lr_spine_walk(n, K, rng, p_shift):
+    """Configurations of the capped LR-spine in oracle space along one random computation
+    over n words: (elements bottom -> top as (left spine, right spine), cut at depth K; b)."""
+    elems, b = [([0], [0])], 1
+    while True:
+        moves = []
+        if b <= n:
+            moves.append(("sh", 0))
+        if len(elems) >= 2:
+            (ls2, rs2), (ls1, rs1) = elems[-2], elems[-1]
+            moves += [("la", k) for k in range(1, K + 1) if k <= len(ls1) and ls2[0] != 0]
+            moves += [("ra", k) for k in range(1, K + 1) if k <= len(rs2)]
+        if not moves:
+            return
+        yield [(list(ls), list(rs)) for ls, rs in elems], b
+        if b <= n and rng.random() < p_shift:
+            move, k = "sh", 0
+        else:
+            move, k = rng.choice(moves)
+        if move == "sh":
+            elems.append(([b], [b]))
+            b += 1
+        elif move == "la":
+            (ls2, rs2), (ls1, rs1) = elems.pop(-2), elems.pop()
+            elems.append(((ls1[:k] + ls2)[:K], rs1))
+        else:
+            (ls2, rs2), (ls1, rs1) = elems.pop(-2), elems.pop()
+            elems.append((ls2, (rs2[:k] + rs1)[:K]))
+
+
+@pytest.mark.parametrize("seed,n_docs", [(0, 60), pytest.param(1, 600, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("K", [1, 2, 3])
+def test_lr_spine_buffer_cut_equals_whole_doc_dp(seed, n_docs, K):
+    """The DP with the buffer cut at the end of b's gold sentence (block) gives the same
+    values delta + F(successor) for every move as the DP over the Doc's whole buffer (exact
+    by the brute force), on Docs of several projective sentences (up to 36 words) beyond
+    the brute force's reach, along random computations that keep deep stacks of words of
+    several sentences (see lr_spine_oracle.pyx: later sentences add 0 to F)."""
+    from bruteforce import random_projective_tree
+    mod = load_compiled("lr_spine_oracle")
+    rng = random.Random(seed * 10 + K)
+    cut_work, whole_work = mod.LRSWork(K), mod.LRSWork(K, cut=False)
+    assert cut_work.cut and not whole_work.cut
+    states = cut_states = 0
+    for _ in range(n_docs):
+        heads = []
+        for _ in range(rng.randint(2, 4)):
+            heads += [h + len(heads) for h in random_projective_tree(rng.randint(1, 9), rng)]
+        gold = mod.LRSpineGold(heads)
+        ends = [i + 1 for i in range(len(heads)) if all(
+            not (min(d, h) <= i < max(d, h)) for d, h in enumerate(heads))]   # sentence ends
+        for elems, b in lr_spine_walk(len(heads), K, rng, rng.choice([0.5, 0.8, 0.95])):
+            if rng.random() < 0.5:
+                continue
+            got = mod.lrs_values(cut_work, gold, elems, b)
+            assert got == mod.lrs_values(whole_work, gold, elems, b), (heads, elems, b)
+            assert any(v is not None for v in got)
+            states += 1
+            cut_states += b <= len(heads) and any(b <= e < len(heads) for e in ends)
+    print(f"K={K}: {states} configurations, {cut_states} with sentences cut off")
+    assert cut_states > 5 * n_docs
+
+
 LR_SPINE_FIXTURES = [
     ([-1, 2, 0, 2, 0, 4, 0, 6], [([0], [0, 2, 3]), ([4], [4])], 5,
      {"sh": 0, "ra_1": 0, "ra_2": 1, "ra_3": 1}),                                   # S1

@@ -247,7 +247,7 @@ cdef class LRSpine(DynOracleSystem):
     projective = True
     options = {"max_k": 2}
     cdef readonly int K
-    cdef LRSWork work
+    cdef readonly LRSWork work
     cdef vector[LRSElem] _elems
     cdef readonly long missing_oracle   # move_costs calls on a gold without oracle data
 

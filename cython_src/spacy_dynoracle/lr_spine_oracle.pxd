@@ -41,6 +41,7 @@ cdef struct LRSGold:
     int* head              # gold head node per node; head[0] = -1; LRS_UNKNOWN
     int* kid_start
     int* kids
+    int* blk_e             # blk_e[x]: last node of x's gold block (a sentence; see F)
     bint projective        # complete projective gold: the oracle is exact (spec §3.9)
 
 
@@ -57,6 +58,7 @@ cdef class LRSWork:
     cdef vector[LRSElem] succ
     cdef vector[LRSElem] SL
     cdef int K
+    cdef public bint cut   # cut the buffer at the end of b's gold block (default)
     cdef int prune_ls_at(self, Spine* sp, int i) noexcept nogil
     cdef int prune_rs_at(self, Spine* sp, int j) noexcept nogil
     cdef void insert(self, vector[Entry]* cell, Entry* e, int i, int j) noexcept nogil

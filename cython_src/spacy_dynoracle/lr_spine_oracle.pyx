@@ -24,6 +24,25 @@ Fragments of the buffer (the right stack, §3.2) are collapsed to their roots, a
 spec: nodes inside a fragment never need outside dependents, and attaching to them is
 dominated by attaching to the fragment root.
 
+Buffer cut at gold blocks (issue 5; exact, checked against the whole-buffer DP in
+tests/test_spine_oracles.py and by the shared brute force). A block is a maximal interval of
+words that no known gold arc between two words crosses (with complete gold, a sentence of
+the Doc). F runs over the stack and the buffer b..E only, E the end of b's block: the later
+blocks, entirely in the buffer, add 0 to F for every successor. (>=) An optimal
+computation over b..E that ends with the stack [0], followed by the gold computation of
+each later sentence (shift its words, LEFT_1/RIGHT_1, ROOT), is a computation from c.
+(<=) In the DP a later block contributes only its root r (head 0), the last right items.
+Take any derivation of the whole-buffer DP and drop its steps with later roots: where the
+current tree t takes r on its right spine, t's left spine and its loss on earlier words
+are unchanged (its right spine only serves later items); where r takes t (the arc
+root(t) -> r is wrong), let root(t) play r's part from then on: the arcs r takes from
+deeper elements become arcs from root(t) (cost <= 1 each, r's were wrong), r's own head
+becomes root(t)'s (cost <= 1, root(t) -> r was wrong), and every left-spine node of t sits
+one level shallower than under r. So the earlier words lose no more without the later
+blocks, and the costs (differences of values) are those of the whole-Doc DP. Stack words
+of several sentences still go through one DP (the mixed-stack decomposition of
+arc_standard_oracle.pyx is not done here).
+
 Exact for complete projective gold; for non-projective or partial gold it is an
 approximation (spec §3.9; an unknown head makes every arc to that word right), whose
 costs are still >= 0 with a zero-cost move among those asked for.
@@ -46,15 +65,16 @@ cdef inline int dlt(const LRSGold* g, int h, int d) noexcept nogil:
 
 
 cdef int lrs_gold_build(LRSGold* g, const int32_t* heads, int n) noexcept nogil:
-    cdef int i, h, d, a, c, e, s, t
+    cdef int i, h, d, a, c, e, s, t, x
     cdef int N1 = n + 1
     memset(g, 0, sizeof(LRSGold))
     g.n = n
     g.head = <int*>malloc(N1 * sizeof(int))
     g.kid_start = <int*>calloc(N1 + 1, sizeof(int))
     g.kids = <int*>malloc(N1 * sizeof(int))
-    cdef int* fill = <int*>malloc(N1 * sizeof(int))
-    if not (g.head and g.kid_start and g.kids and fill):
+    g.blk_e = <int*>malloc(N1 * sizeof(int))
+    cdef int* fill = <int*>malloc((N1 + 1) * sizeof(int))
+    if not (g.head and g.kid_start and g.kids and g.blk_e and fill):
         free(fill)
         return -1
     cdef bint complete = True
@@ -77,6 +97,27 @@ cdef int lrs_gold_build(LRSGold* g, const int32_t* heads, int n) noexcept nogil:
         if g.head[d] >= 0:
             g.kids[fill[g.head[d]]] = d
             fill[g.head[d]] += 1
+    # gold blocks: cut after word x unless a known arc between two words spans x, x+1
+    # (with complete gold, the Doc's sentences); F cuts the buffer at b's block end
+    cdef int far = 0
+    for i in range(N1 + 1):
+        fill[i] = 0                 # fill[lo]: furthest right end of an arc from lo
+    for d in range(1, N1):
+        h = g.head[d]
+        if h >= 1:
+            a = d if d < h else h
+            c = d + h - a
+            if c > fill[a]:
+                fill[a] = c
+    g.blk_e[0] = n
+    s = 1
+    for x in range(1, N1):
+        if fill[x] > far:
+            far = fill[x]
+        if x == n or far <= x:
+            for e in range(s, x + 1):
+                g.blk_e[e] = x
+            s = x + 1
     free(fill)
     cdef bint projective = True
     for d in range(1, N1):
@@ -102,6 +143,7 @@ cdef void lrs_gold_free(LRSGold* g) noexcept nogil:
     free(g.head)
     free(g.kid_start)
     free(g.kids)
+    free(g.blk_e)
     memset(g, 0, sizeof(LRSGold))
 
 
@@ -141,10 +183,11 @@ cdef inline void append(Spine* sp, int node, int dep, int K) noexcept nogil:
 
 
 cdef class LRSWork:
-    def __init__(self, int K):
+    def __init__(self, int K, bint cut=True):
         if not 1 <= K <= LRS_MAXK:
             raise ValueError(f"the LR-spine oracle supports a cap 1..{LRS_MAXK}, not {K}")
         self.K = K
+        self.cut = cut      # False: the DP over the Doc's whole buffer (tests)
 
     cdef int prune_ls_at(self, Spine* sp, int i) noexcept nogil:
         """Restriction 1 (left, spec §3.7 with P2): keep the root and the nodes with a gold
@@ -239,7 +282,7 @@ cdef class LRSWork:
         cdef int n = g.n
         cdef int K = self.K
         cdef int lL = nE
-        cdef int i, j, k, t, s, x, r, ra, rb, dx, nR, lR, diag, kk, best, h
+        cdef int i, j, k, t, s, x, r, ra, rb, dx, nR, lR, diag, kk, best, h, nb
         cdef bint is_root
         cdef Entry e
         cdef Entry ne
@@ -260,7 +303,10 @@ cdef class LRSWork:
         for t in range(lL):
             self.mark[el[t].root] = 1
         nR = 0
-        for x in range(b, n + 1):
+        # the buffer is cut at the end of b's gold block (see the module docstring:
+        # later blocks add 0 to F and change no cost)
+        nb = g.blk_e[b] if (self.cut and b <= n) else n
+        for x in range(b, nb + 1):
             is_root = g.head[x] < b
             if not is_root:
                 for kk in range(g.kid_start[x], g.kid_start[x + 1]):
