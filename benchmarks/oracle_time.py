@@ -27,19 +27,10 @@ from pathlib import Path
 
 import numpy
 
-from common import (build_nlp, csv_list, load_examples, registered_systems, system_overrides,
-                    treebank_files)
+from common import (build_nlp, csv_list, load_examples, parse_option_value, registered_systems,
+                    system_overrides, treebank_files)
 
 TREEBANKS = "UD_Hungarian-Szeged"
-
-
-def parse_value(v):
-    for conv in (int, float):
-        try:
-            return conv(v)
-        except ValueError:
-            pass
-    return {"true": True, "false": False, "none": None, "null": None}.get(v.lower(), v)
 
 
 def zero_set(valid, costs):
@@ -132,7 +123,7 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
-    options = {k: parse_value(v) for k, v in (kv.split("=", 1) for kv in args.option)}
+    options = {k: parse_option_value(v) for k, v in (kv.split("=", 1) for kv in args.option)}
     only_oracles = csv_list(args.oracles)
     print(f"Docs of {args.n_sents} sentences, p_random={args.p_random}, reps={args.reps}; "
           "time per state of moves.step_batch (costs of every class, loss, move)", flush=True)
