@@ -183,8 +183,12 @@ def exhaustive_check(n, D, trees=None):
     exact_costs=False, the bounds (|O| <= F <= greedy), and the claim the oracle rests on:
     the greedy completion reaches |O| iff F == |O| (as zero_future for F == 0). Returns the
     number of states and the paths taken."""
-    o_ex = oracle(D, exact=True, budget=10 ** 9, max_ms=0)
-    o_lb = oracle(D, exact=False, budget=10 ** 9, max_ms=0)
+    # the system's own guard settings (as training runs them), but no wall-time guard
+    opts = Simulator("attardi", 1).moves.options
+    guard = dict(budget=opts["budget"], max_m=opts["max_rho"], max_excess=opts["max_excess"],
+                 max_ms=0)
+    o_ex = oracle(D, exact=True, **guard)
+    o_lb = oracle(D, exact=False, **guard)
     o_guard = oracle(D, exact=True, budget=10 ** 9, max_ms=0, max_m=3)   # guards often
     o_lower = oracle(D, exact=True, budget=10 ** 9, max_ms=0, max_excess=0)
     paths = {}
@@ -330,7 +334,7 @@ def test_guard_falls_back_to_what_the_bounds_prove_and_counts():
     for a in ["SHIFT", "SHIFT", "SHIFT"]:
         sim4.apply(a)
     assert sim4.costs(gold) == truth
-    sim3 = Simulator("attardi", 5, exact_costs=True, max_excess=-1)
+    sim3 = Simulator("attardi", 5, exact_costs=True, max_rho=4)
     for a in ["SHIFT", "SHIFT", "SHIFT"]:
         sim3.apply(a)
     guarded = sim3.costs(gold)

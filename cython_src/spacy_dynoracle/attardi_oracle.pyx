@@ -40,6 +40,8 @@ cdef inline double now_ms() noexcept nogil:
     return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6
 
 DEF B = 12                  # bits per symbol in a packed item key
+DEF SMALL_RHO = 12          # tables over at most this many symbols are cheap at any excess
+                            #   cap: max_excess does not apply to them
 DEF SYM_MASK = 4095
 
 
@@ -828,7 +830,7 @@ cdef class AttardiOracle:
         while True:
             if ex > emax:
                 ex = emax
-            if ex > self.max_excess:
+            if ex > self.max_excess and m > SMALL_RHO:
                 return ORC_GUARD    # the guard: tables grow fast with the excess cap
             r = self.search(g, self._rho.data(), m, ls, prune, ex)
             if r == ORC_GUARD:
