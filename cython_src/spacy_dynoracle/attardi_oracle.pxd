@@ -71,6 +71,7 @@ cdef class AttardiOracle:
     cdef public long budget         # guard: max combinations per state (all its searches)
     cdef public int max_m           # guard: max |rho| per search
     cdef public int max_excess      # guard: max excess cap of a table (wrong arcs beyond |O|)
+    cdef public int value_share     # exact values of suboptimal moves: budget / value_share
     cdef public double max_ms       # guard: max wall time per state (milliseconds)
     cdef public bint use_bounds     # greedy_one_more and the +1 of the greedy claim (tests:
                                     #   False sends more successors to the table)

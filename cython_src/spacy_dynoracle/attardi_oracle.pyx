@@ -353,6 +353,7 @@ cdef class AttardiOracle:
         self.max_ms = max_ms
         self.use_bounds = use_bounds
         self.max_excess = max_excess
+        self.value_share = 10
         self._t_end = 0
         self.last_path = -1
         self._hgen = 0
@@ -927,7 +928,7 @@ cdef class AttardiOracle:
         cdef bint guarded, lower
         cdef int best_hi, lim, phase
         cdef long main_left, used
-        cdef long bad_left = self.budget // 10
+        cdef long bad_left = self.budget // self.value_share
         cdef bint deep = ls - 1 > self.max_m     # every successor's stack is over max_rho
         cdef bint clean = g.n_unknown == 0
         cdef int e = g.cut_next[b]
