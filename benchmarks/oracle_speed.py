@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy
 
-from common import treebank_files
+from common import parse_option_value, treebank_files
 
 TREEBANKS = "UD_Latin-Perseus,UD_Hungarian-Szeged,UD_English-EWT"
 
@@ -69,15 +69,6 @@ def walk(moves, examples, p_random, rng, max_seconds):
     return times, lengths
 
 
-def parse_value(v):
-    for conv in (int, float):
-        try:
-            return conv(v)
-        except ValueError:
-            pass
-    return {"true": True, "false": False, "none": None}.get(v.lower(), v)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--systems", default="attardi", help="comma-separated registered names")
@@ -96,7 +87,7 @@ def main():
     from spacy_dynoracle import get_system_class
 
     options = dict(kv.split("=", 1) for kv in args.option)
-    options = {k: parse_value(v) for k, v in options.items()}
+    options = {k: parse_option_value(v) for k, v in options.items()}
     results = []
     print(f"p_random={args.p_random}, oracle={args.oracle}, options={options}; times per state "
           "of moves.step_batch (costs + loss + move)")
