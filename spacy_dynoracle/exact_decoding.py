@@ -274,6 +274,19 @@ def _lse(a, axis=-1):
         return (m + np.log(np.exp(a - m).sum(axis=axis, keepdims=True)))[..., 0]
 
 
+def _valid_mass_access(ms, n):
+    """Shared by the valid-class normalisations: `get(table, move)` (-inf where the move
+    has no table), the per-window log mass of each move `ms["mass"]`, and `with_b0(move)`:
+    that mass where b0 exists (column n = empty buffer gets -inf), for moves needing b0."""
+    neg2 = np.full((n + 1, n + 1), -np.inf)
+    mass = ms["mass"]
+    get = lambda d, m: d.get(m, neg2)
+    has_b0 = np.ones((n + 1, n + 1), dtype=bool)
+    has_b0[:, n] = False
+    with_b0 = lambda m: np.where(has_b0, get(mass, m), -np.inf)
+    return get, mass, with_b0
+
+
 def _valid_normalised_hybrid(ms, n):
     """arc_hybrid tables of log p(move | state) with the softmax over the state's *valid*
     classes, as greedy decoding sees them (spec §5.6). The valid set depends on whether s1
@@ -281,13 +294,8 @@ def _valid_normalised_hybrid(ms, n):
     context chart (spec §5.4 row 2, O(n^4)); left gets its s1 axis (none vs a word)."""
     SHIFT, LEFT, RIGHT, ROOT = 0, 1, 2, 3
     N1 = n + 1
-    neg2 = np.full((N1, N1), -np.inf)
-    mass = ms["mass"]
-    get = lambda d, m: d.get(m, neg2)
-    has_b0 = np.ones((N1, N1), dtype=bool)
-    has_b0[:, n] = False
-    sh_m = np.where(has_b0, get(mass, SHIFT), -np.inf)
-    le_m = np.where(has_b0, get(mass, LEFT), -np.inf)
+    get, mass, with_b0 = _valid_mass_access(ms, n)
+    sh_m, le_m = with_b0(SHIFT), with_b0(LEFT)
     Z_root = _lse(np.stack([sh_m, le_m, get(mass, ROOT)], -1))    # s0 alone on the stack
     Z_right = _lse(np.stack([sh_m, le_m, get(mass, RIGHT)], -1))  # s1 a word
     Z_empty = sh_m                                                   # empty stack: SHIFT only
@@ -311,14 +319,8 @@ def _valid_normalised_eager(ms, n):
     s0), so SHIFT and RIGHT need the context chart (tables [f, s1, s0, b0], O(n^4))."""
     SHIFT, LEFT, RIGHT, ROOT, REDUCE = 0, 1, 2, 3, 9
     N1 = n + 1
-    neg2 = np.full((N1, N1), -np.inf)
-    mass = ms["mass"]
-    get = lambda d, m: d.get(m, neg2)
-    has_b0 = np.ones((N1, N1), dtype=bool)
-    has_b0[:, n] = False
-    sh_m = np.where(has_b0, get(mass, SHIFT), -np.inf)
-    ra_m = np.where(has_b0, get(mass, RIGHT), -np.inf)
-    le_m = np.where(has_b0, get(mass, LEFT), -np.inf)
+    get, mass, with_b0 = _valid_mass_access(ms, n)
+    sh_m, ra_m, le_m = with_b0(SHIFT), with_b0(RIGHT), with_b0(LEFT)
     Z_alone = _lse(np.stack([sh_m, ra_m, le_m, get(mass, ROOT)], -1))      # s0 alone, L top
     Z_word = [_lse(np.stack([sh_m, ra_m, le_m, get(mass, REDUCE)], -1)),   # s1 a word, L top
               _lse(np.stack([sh_m, ra_m, get(mass, REDUCE)], -1))]         # s1 a word, R top
