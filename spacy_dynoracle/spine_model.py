@@ -12,6 +12,8 @@ models (`model.attrs["python_step_loop"]`).
     @architectures = "spacy_dynoracle.SpineParserModel.v1"
     feature_template = "spine"     # or "base" (spaCy's 8 tokens, for comparisons)
     max_k = 2                      # the lr_spine cap the template covers
+    state_type = "parser"          # accepted so a TransitionBasedParser.v2 block can
+    extra_state_tokens = false     # switch @architectures and nothing else
     hidden_width = 64
     maxout_pieces = 2
     use_upper = true
@@ -48,7 +50,17 @@ def build_spine_parser_model(
     maxout_pieces: int = 2,
     use_upper: bool = True,
     nO: Optional[int] = None,
+    state_type: str = "parser",
+    extra_state_tokens: bool = False,
 ) -> Model:
+    # state_type / extra_state_tokens are spacy.TransitionBasedParser.v2's: accepting
+    # their only meaningful values lets a config swap the architecture in place.
+    if state_type != "parser":
+        raise ValueError(f"SpineParserModel.v1 builds a dependency parser model; "
+                         f"state_type must be 'parser', not {state_type!r}")
+    if extra_state_tokens:
+        raise ValueError("SpineParserModel.v1: extra_state_tokens is not supported; the "
+                         "feature_template ('base' or 'spine') chooses the tokens")
     nF = n_features(feature_template, max_k)
     t2v_width = tok2vec.get_dim("nO") if tok2vec.has_dim("nO") else None
     tok2vec = chain(tok2vec, list2array(), Linear(hidden_width, t2v_width))

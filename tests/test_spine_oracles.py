@@ -393,3 +393,23 @@ def test_spine_model_trains_saves_and_loads(template, tmp_path):
     nlp2 = spacy.load(tmp_path)
     docs2 = [Doc(nlp2.vocab, words=[t.text for t in doc]) for doc in docs]
     assert [[t.head.i for t in doc] for doc in nlp2.pipe(docs2)] == heads
+
+
+def test_spine_model_is_a_drop_in_for_the_config_model_block():
+    """configs/dynoracle.cfg's TransitionBasedParser.v2 block takes SpineParserModel.v1 by
+    changing @architectures (+ feature_template): its state_type/extra_state_tokens keys
+    are accepted, and only their meaningful values."""
+    from pathlib import Path
+
+    from spacy.util import load_config, load_model_from_config
+
+    cfg_path = Path(__file__).resolve().parents[1] / "configs" / "dynoracle.cfg"
+    overrides = {"components.parser.transition_system": "lr_spine",
+                 "components.parser.model.@architectures": "spacy_dynoracle.SpineParserModel.v1",
+                 "components.parser.model.feature_template": "spine"}
+    nlp = load_model_from_config(load_config(cfg_path, overrides=overrides), auto_fill=True)
+    model = nlp.get_pipe("parser").model
+    assert model.attrs["feature_template"] == "spine"
+    overrides["components.parser.model.extra_state_tokens"] = True
+    with pytest.raises(ValueError, match="extra_state_tokens"):
+        load_model_from_config(load_config(cfg_path, overrides=overrides), auto_fill=True)

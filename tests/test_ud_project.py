@@ -84,6 +84,24 @@ def test_train_command_uses_configs_and_overrides(tmp_path):
     assert "--system.seed 3" in text and "--components.parser.explore_after_epochs 0" in text
 
 
+
+def test_features_option_switches_the_model_in_a_loadable_config():
+    """run option features=spine: SpineParserModel.v1 with the component's own max_k, in
+    the config the run trains (the overrides as `spacy train` receives them)."""
+    import matrix
+    import udproj
+    from spacy.util import load_config, load_model_from_config
+
+    run = matrix.make_run("lr_spine", "dynamic", {"features": "spine", "max_k": 3})
+    assert run.id == "lr_spine-featuresspine-max_k3-dynamic"
+    config = load_config(udproj.CONFIGS / run.config(), overrides=run.overrides(),
+                         interpolate=True)
+    model_cfg = config["components"]["parser"]["model"]
+    assert model_cfg["@architectures"] == "spacy_dynoracle.SpineParserModel.v1"
+    assert model_cfg["max_k"] == 3 and model_cfg["feature_template"] == "spine"
+    nlp = load_model_from_config(config, auto_fill=True)
+    assert nlp.get_pipe("parser").model.attrs["max_k"] == 3
+
 # ----------------------------------------------------------------------------- UDPipe 1
 
 def _tiny_sentence(rng, k):

@@ -19,6 +19,17 @@ from typing import Dict, List, Optional
 #: (other options keep the system's default)
 OPTION_GRID = {"degree": (2, 3)}
 
+#: run options that change the parser's model instead of the component (any system):
+#: features=spine|base -> spacy_dynoracle.SpineParserModel.v1 with that feature template,
+#: in place of the config's spacy.TransitionBasedParser.v2 (same widths, same tok2vec)
+MODEL_OPTIONS = {
+    "features": lambda v: {
+        "components.parser.model.@architectures": "spacy_dynoracle.SpineParserModel.v1",
+        "components.parser.model.feature_template": v,
+        "components.parser.model.max_k": "${components.parser.max_k}",
+    },
+}
+
 STOCK = "spacy_parser"   # run id of spaCy's own parser (configs/spacy_parser*.cfg)
 CONFIGS = {               # pipeline name -> (dynoracle config, stock config) in configs/
     "parser": ("dynoracle.cfg", "spacy_parser.cfg"),
@@ -45,7 +56,10 @@ class Run:
         out = {"components.parser.transition_system": self.system,
                "components.parser.oracle": self.oracle}
         for key, value in self.options.items():
-            out[f"components.parser.{key}"] = value
+            if key in MODEL_OPTIONS:
+                out.update(MODEL_OPTIONS[key](value))
+            else:
+                out[f"components.parser.{key}"] = value
         return out
 
 
