@@ -160,6 +160,7 @@ cdef class ArcStandard(DynOracleSystem):
             projectivize = oracle == "static"
         DynOracleSystem.__init__(self, strings, labels_by_action, min_freq,
                                  projectivize=projectivize, oracle=oracle, **options)
+        self.needs_oracle_data = True   # no fallback: costs come from attach_oracle's data
 
     def set_oracle(self, oracle):
         DynOracleSystem.set_oracle(self, oracle)
@@ -284,17 +285,6 @@ cdef class ArcStandard(DynOracleSystem):
         """The base's hook (init_gold and the Simulator): the oracle's gold, once per Doc."""
         return attach_oracle(gold, self.force_general)
 
-    cdef int set_costs(self, int* is_valid, weight_t* costs,
-                       const StateC* state, gold) except -1:
-        require_oracle(gold)
-        return DynOracleSystem.set_costs(self, is_valid, costs, state, gold)
-
-    def step_batch(self, states, golds, scores, d_scores, follow_oracle, seen):
-        for gold in golds:
-            require_oracle(gold)
-        return DynOracleSystem.step_batch(self, states, golds, scores, d_scores,
-                                          follow_oracle, seen)
-
     def oracle_stats(self):
         """States whose costs came from the oracle, and how many of them used each part
         (see last_oracle_path); gold without oracle data (missing_oracle)."""
@@ -316,12 +306,6 @@ cdef class ArcStandard(DynOracleSystem):
                                   ("cut", AS_PATH_CUT), ("mixed", AS_PATH_MIXED),
                                   ("next", AS_PATH_NEXT)) if f & bit]
         return "+".join(parts)
-
-
-def require_oracle(DynGold gold):
-    if gold.c.extra == NULL:
-        raise ValueError("arc_standard: the gold has no oracle data; build it with "
-                         "moves.attach_oracle(gold) (init_gold does)")
 
 
 def attach_oracle(DynGold gold, force_general=False):

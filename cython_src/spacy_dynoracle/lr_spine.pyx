@@ -260,6 +260,7 @@ cdef class LRSpine(DynOracleSystem):
         self.work = LRSWork(K)
         DynOracleSystem.__init__(self, strings, labels_by_action, min_freq,
                                  projectivize=projectivize, oracle=oracle, **options)
+        self.needs_oracle_data = True   # no fallback: costs come from attach_oracle's data
 
     @property
     def move_types(self):
@@ -441,23 +442,6 @@ cdef class LRSpine(DynOracleSystem):
     def attach_oracle(self, DynGold gold):
         """The base's hook (init_gold and the Simulator): the oracle's gold, once per Doc."""
         return attach_oracle(gold)
-
-    cdef int set_costs(self, int* is_valid, weight_t* costs,
-                       const StateC* state, gold) except -1:
-        require_oracle(gold)
-        return DynOracleSystem.set_costs(self, is_valid, costs, state, gold)
-
-    def step_batch(self, states, golds, scores, d_scores, follow_oracle, seen):
-        for gold in golds:
-            require_oracle(gold)
-        return DynOracleSystem.step_batch(self, states, golds, scores, d_scores,
-                                          follow_oracle, seen)
-
-
-def require_oracle(DynGold gold):
-    if gold.c.extra == NULL:
-        raise ValueError("lr_spine: the gold has no oracle data; build it with "
-                         "moves.attach_oracle(gold) (init_gold does)")
 
 
 def attach_oracle(DynGold gold):

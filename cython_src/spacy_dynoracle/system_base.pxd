@@ -104,6 +104,9 @@ cdef inline void pop_as_root(StateC* st) noexcept nogil:
 
 cdef class DynOracleSystem(TransitionSystem):
     cdef readonly bint use_static
+    # the costs need gold.c.extra (the oracle's data, built by attach_oracle): set_costs
+    # and step_batch raise instead of computing costs without it
+    cdef bint needs_oracle_data
     cdef object _oracle
 
     cdef void move_validity(self, const StateC* st, int* valid) noexcept nogil
@@ -113,3 +116,4 @@ cdef class DynOracleSystem(TransitionSystem):
     cdef int static_move(self, const StateC* st, const GoldC* gold) noexcept nogil
     cdef int class_costs(self, int* is_valid, weight_t* costs, const StateC* st,
                          const GoldC* gold) noexcept nogil
+    cdef int require_oracle_data(self, DynGold gold) except -1

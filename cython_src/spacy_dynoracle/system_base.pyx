@@ -331,9 +331,16 @@ cdef class DynOracleSystem(TransitionSystem):
                     costs[i] -= best
         return 0
 
+    cdef int require_oracle_data(self, DynGold gold) except -1:
+        if self.needs_oracle_data and gold.c.extra == NULL:
+            raise ValueError(f"{self.name}: the gold has no oracle data; build it with "
+                             f"moves.attach_oracle(gold) (init_gold does)")
+        return 0
+
     cdef int set_costs(self, int* is_valid, weight_t* costs,
                        const StateC* state, gold) except -1:
         cdef DynGold g = gold
+        self.require_oracle_data(g)
         if self.class_costs(is_valid, costs, state, &g.c) < 0:
             raise ValueError(f"{self.name}: no valid move in a non-final state "
                              f"(stack {state.stack_depth()}, buffer {state.buffer_length()})")
@@ -353,6 +360,8 @@ cdef class DynOracleSystem(TransitionSystem):
         cdef StateClass state
         cdef DynGold gold
         cdef int i, j, best
+        for gold in golds:
+            self.require_oracle_data(gold)
         for i in range(len(states)):
             state = states[i]
             gold = golds[i]
