@@ -20,6 +20,7 @@ class DynOracleParser(DependencyParser):
     #: current training epoch (0-based), set by the spacy_dynoracle.set_epoch.v1 callback
     epoch = None
     _warned_no_epoch = False
+    _warned_greedy_beam = False
 
     @property
     def postprocesses(self):
@@ -111,6 +112,14 @@ class DynOracleParser(DependencyParser):
         if n_examples == 0:
             return losses
         set_dropout_rate(self.model, drop)
+        if self.cfg["beam_width"] >= 2 and self.cfg["beam_update_prob"] <= 0.0 \
+                and not self._warned_greedy_beam:
+            # spaCy's setting, kept, but easy to miss: beam_width alone only changes decoding
+            warnings.warn(
+                f"{self.name}: beam_width={self.cfg['beam_width']} with beam_update_prob=0: "
+                "training updates are greedy and the beam is used only when parsing. Set "
+                "beam_update_prob (e.g. 1.0) to train with the beam.")
+            self._warned_greedy_beam = True
         if self.cfg["beam_width"] >= 2 and numpy.random.random() < self.cfg["beam_update_prob"]:
             return self.update_beam(examples, beam_width=self.cfg["beam_width"], sgd=sgd,
                                     losses=losses, beam_density=self.cfg["beam_density"])

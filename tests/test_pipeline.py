@@ -215,6 +215,20 @@ def test_exploration_schedule():
     assert sp.follow_oracle_mask(100).all()
 
 
+def test_beam_width_without_beam_updates_warns_once():
+    """beam_width >= 2 with spaCy's default beam_update_prob = 0 trains greedily and uses
+    the beam only to parse: legal, but a silent surprise, so training says it once."""
+    for prob, expected in ((0.0, 1), (1.0, 0)):
+        nlp = make_nlp(beam_width=2, beam_update_prob=prob)
+        examples = make_examples(nlp.vocab, 8, seed=1)
+        nlp.initialize(lambda: examples)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for _ in range(2):
+                nlp.update(examples[:4], drop=0.0)
+        assert len([w for w in caught if "beam_update_prob" in str(w.message)]) == expected
+
+
 def test_unknown_epoch_warns_once():
     nlp = make_nlp(explore_after_epochs=1)
     parser = nlp.get_pipe("dynoracle_parser")
