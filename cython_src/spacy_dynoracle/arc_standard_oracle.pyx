@@ -52,11 +52,10 @@ gold, a sentence of the Doc's gold forest (partial gold may give finer blocks).
   cross blocks, but they may fall on words that are lost anyway. Let the top run be the
   stack words of the top word's block, the lower runs the words below it, and the
   buffer b..E (the top block's words, by the cut). Then some optimal computation takes
-  every buffer word of t* before the first lower-run word (lemma L1, our claim. The
-  intuition: a buffer segment taken later has only cross-block, hence wrong, arcs to the
-  lower words, so it can be taken earlier, hung on the top sentence's part; we have no
-  complete written proof. It is checked against the §3.6 DP over the whole Doc on
-  random configurations of Docs up to 60 words, mixed stacks included
+  every buffer word of t* before the first lower-run word (lemma L1, proved in
+  docs/proofs/arc_standard_mixed_stacks.md; t*'s buffer words are a prefix b..j-1 that
+  the DP chooses, not always all of b..E. It is also checked against the §3.6 DP over
+  the whole Doc on random configurations of Docs up to 60 words, mixed stacks included
   (test_arc_standard_cut_at_sentences_equals_whole_doc_dp), and by the shared brute
   force on multi-sentence gold). After that point the
   rest is arc-standard on a stack alone (lower_root_costs): the lower words are taken
