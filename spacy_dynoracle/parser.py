@@ -118,7 +118,7 @@ class DynOracleParser(DependencyParser):
             warnings.warn(
                 f"{self.name}: beam_width={self.cfg['beam_width']} with beam_update_prob=0: "
                 "training updates are greedy and the beam is used only when parsing. Set "
-                "beam_update_prob (e.g. 1.0) to train with the beam.")
+                "beam_update_prob > 0 to train with the beam (0.5 is spaCy's beam_parser default).")
             self._warned_greedy_beam = True
         if self.cfg["beam_width"] >= 2 and numpy.random.random() < self.cfg["beam_update_prob"]:
             return self.update_beam(examples, beam_width=self.cfg["beam_width"], sgd=sgd,
