@@ -240,8 +240,11 @@ SLOW_ONLY_CASES = [
 @pytest.mark.parametrize("name,system,options,kinds", SLOW_ONLY_CASES,
                          ids=[c[0] for c in SLOW_ONLY_CASES])
 def test_dynamic_oracle_exact_many_more(name, system, options, kinds):
-    checked, failures = run_exactness(system, options, kinds, n_states=6000, seed=7)
+    paths = {}
+    checked, failures = run_exactness(system, options, kinds, n_states=6000, seed=7, paths=paths)
     print(f"{name}: {checked} states checked, {len(failures)} wrong")
+    for (kind, path), count in sorted(paths.items(), key=str):
+        print(f"  gold {kind:28s} oracle path {path}: {count} states")
     assert checked >= 5000
     assert not failures, f"{len(failures)}/{checked} states wrong:\n" + "\n".join(failures[:5])
 

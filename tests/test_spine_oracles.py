@@ -200,6 +200,87 @@ def test_lr_spine_buffer_cut_equals_whole_doc_dp(seed, n_docs, K):
     assert cut_states > 5 * n_docs
 
 
+
+LRS_PATHS = {"plain": 1, "mixed": 2, "dirty": 4, "next": 8}     # LRS_PATH_* (the .pxd)
+
+
+@pytest.mark.parametrize("seed,n_docs", [(0, 100), pytest.param(1, 500, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("K", [1, 2, 3])
+def test_lr_spine_mixed_stacks_equal_whole_doc_dp(seed, n_docs, K):
+    """Stacks holding elements of several gold sentences (blocks): the split into the top
+    DP (its first arc 0 -> h priced by the lower pass, per root type of h) and the cached
+    stack-only lower pass, and the next-block split (F of the stack alone + the DP of
+    [0] and b..E), give the same values delta + F(successor) for every move as the DP over
+    the whole Doc (exact by the brute force), on Docs of 2-5 projective sentences, half
+    of them with ~20% unknown heads (finer blocks), along random computations (mostly
+    shifts: deep stacks of many sentences, and random arcs, some across sentences). Both
+    clean-split conditions (mixed=1 strict, mixed=2 the default) are checked, every path
+    must occur, and the whole-stack fallback ("dirty") must agree too."""
+    from bruteforce import random_projective_tree
+    mod = load_compiled("lr_spine_oracle")
+    rng = random.Random(seed * 10 + K + 100)
+    works = [mod.LRSWork(K), mod.LRSWork(K, mixed=1)]
+    whole = mod.LRSWork(K, cut=False)
+    assert works[0].mixed == 2 and whole.mixed == 2    # cut=False: mixed is not used
+    paths = {}
+    states = 0
+    for _ in range(n_docs):
+        heads = []
+        for _ in range(rng.randint(2, 5)):
+            heads += [h + len(heads) for h in random_projective_tree(rng.randint(1, 9), rng)]
+        if rng.random() < 0.5:
+            heads = [-1 if rng.random() < 0.2 else h for h in heads]
+        gold = mod.LRSpineGold(heads)
+        for elems, b in lr_spine_walk(len(heads), K, rng, rng.choice([0.5, 0.8, 0.95])):
+            want = mod.lrs_values(whole, gold, elems, b)
+            assert whole.last_path == LRS_PATHS["plain"]
+            for work in works:
+                assert mod.lrs_values(work, gold, elems, b) == want, (
+                    work.mixed, heads, elems, b, work.last_path)
+                for name, flag in LRS_PATHS.items():
+                    if work.last_path & flag:
+                        key = (work.mixed, name)
+                        paths[key] = paths.get(key, 0) + 1
+            states += 1
+    print(f"K={K}: {states} configurations; successor paths by (mode, path): "
+          f"{sorted(paths.items())}; lower passes {works[0].rho_misses}")
+    assert states > 20 * n_docs
+    for mode in (1, 2):
+        assert paths.get((mode, "mixed"), 0) > 10 * n_docs
+        assert paths.get((mode, "next"), 0) > n_docs
+        assert paths.get((mode, "dirty"), 0) > (n_docs // 10 if K > 1 else 0) - 1
+    assert works[0].rho_misses < paths[(2, "mixed")]     # the cache is hit
+
+
+def test_lr_spine_oracle_paths_on_statec():
+    """The system reports the oracle's paths (oracle_stats, last_oracle_path), and the
+    lower pass is computed once for the states that share the lower elements."""
+    heads = [1, 1, 3, 3, 3]                         # sentences {0, 1}, {2, 3, 4}
+
+    def run(actions):
+        sim = Simulator("lr_spine", 5, max_k=2)
+        gold = load_compiled("system_base").DynGold(heads, [0] * 5)
+        sim.moves.attach_oracle(gold)
+        for a in actions:
+            sim.apply(a)
+        sim.moves._sim_costs(sim.state, gold)
+        return sim, gold
+
+    # stack [0, 1, 2, 3], b = 4: every successor splits (sh, la_1, ra_1 within {2, 3, 4})
+    sim, gold = run(["SHIFT"] * 4)
+    assert sim.moves.last_oracle_path == "mixed"
+    stats = sim.moves.oracle_stats()
+    assert (stats["states"], stats["mixed"], stats["lower_passes"]) == (1, 1, 1)
+    sim.apply("SHIFT")                              # empty buffer, same lower elements
+    sim.moves._sim_costs(sim.state, gold)
+    assert sim.moves.last_oracle_path == "mixed"
+    stats = sim.moves.oracle_stats()
+    assert (stats["states"], stats["mixed"], stats["lower_passes"]) == (2, 2, 1)
+    # stack [0, 1], b = 2 starts the second sentence: sh splits; la_1 / ra_1 leave one
+    # element of the first sentence: next block (its stack part is a plain DP)
+    sim, gold = run(["SHIFT"] * 2)
+    assert sim.moves.last_oracle_path == "plain+mixed+next"
+
 LR_SPINE_FIXTURES = [
     ([-1, 2, 0, 2, 0, 4, 0, 6], [([0], [0, 2, 3]), ([4], [4])], 5,
      {"sh": 0, "ra_1": 0, "ra_2": 1, "ra_3": 1}),                                   # S1

@@ -40,7 +40,10 @@ from .system_base cimport (
 )
 from .lr_spine_oracle cimport (
     LRSGold, LRSElem, LRSWork, LRS_INF, LRS_MAXK, LRSpineGold,
+    LRS_PATH_PLAIN, LRS_PATH_MIXED, LRS_PATH_DIRTY, LRS_PATH_NEXT,
 )
+
+_PATH_NAMES = ("plain", "mixed", "dirty", "next")   # LRS_PATH_* bits 0..3
 
 cdef enum:
     MAX_K = 3          # moves with ids: LEFT/RIGHT, LEFT_2/RIGHT_2, LEFT_3/RIGHT_3
@@ -250,6 +253,8 @@ cdef class LRSpine(DynOracleSystem):
     cdef readonly LRSWork work
     cdef vector[LRSElem] _elems
     cdef readonly long missing_oracle   # move_costs calls on a gold without oracle data
+    cdef int _last_path                 # LRS_PATH_* flags of the last move_costs
+    cdef long _path_counts[5]           # states through the oracle, and per LRS_PATH_* bit
 
     def __init__(self, strings, labels_by_action=None, min_freq=None, *,
                  projectivize=None, oracle="dynamic", **options):
@@ -386,6 +391,7 @@ cdef class LRSpine(DynOracleSystem):
         for m in range(N_MOVES):
             cost[m] = 0
             n_valid += valid[m] != 0
+        self._last_path = 0
         if n_valid <= 1:
             return
         if gold.extra == NULL:
@@ -400,6 +406,11 @@ cdef class LRSpine(DynOracleSystem):
         for k in range(1, 2 * K + 1):
             want[k] = 1
         self.work.values(g, self._elems.data(), self._elems.size(), st._b_i + 1, want, val)
+        self._last_path = self.work.last_path
+        self._path_counts[0] += 1
+        for k in range(4):
+            if self._last_path & (1 << k):
+                self._path_counts[k + 1] += 1
         best = LRS_INF
         for k in range(2 * K + 1):
             if val[k] < best:
@@ -437,6 +448,26 @@ cdef class LRSpine(DynOracleSystem):
             if valid[m] and (best < 0 or cost[m] < cost[best]):
                 best = m
         return best
+
+    def oracle_stats(self):
+        """States whose costs came from the oracle, and how many of them used each DP
+        path (see last_oracle_path); gold without oracle data (missing_oracle); lower
+        passes computed (the rest came from the cache)."""
+        out = {"states": self._path_counts[0]}
+        for i, name in enumerate(_PATH_NAMES):
+            out[name] = self._path_counts[i + 1]
+        out["lower_passes"] = self.work.rho_misses
+        out["missing_oracle"] = self.missing_oracle
+        return out
+
+    @property
+    def last_oracle_path(self):
+        """Which DP paths the last move_costs used over its successors, joined by "+"
+        (lr_spine_oracle.pyx, LRSWork.F): "plain" (the stack holds one gold block),
+        "mixed" (top DP + lower pass), "dirty" (mixed, split not clean: whole-stack DP),
+        "next" (s0's block ends before b's: whole-stack DP); None without an oracle call."""
+        names = [name for i, name in enumerate(_PATH_NAMES) if self._last_path & (1 << i)]
+        return "+".join(names) if names else None
 
     # ---- gold ------------------------------------------------------------------------
     def attach_oracle(self, DynGold gold):

@@ -13,6 +13,13 @@ cdef enum:
     LRS_MAXK = 4           # largest supported cap
     LRS_INF = 1 << 28
     LRS_UNKNOWN = -2       # gold head unknown
+    LRS_RHO_SLOTS = 8      # lower-pass cache slots (a batch steps several Docs in turn)
+    LRS_OTHER = -3         # the phantom's gold head for type "other" (no node's id)
+    # which DP F used (LRSWork.last_path, OR over the F calls of one values())
+    LRS_PATH_PLAIN = 1     # one DP: the stack holds one gold block (plus node 0)
+    LRS_PATH_MIXED = 2     # mixed stack, clean split: top DP + cached lower pass
+    LRS_PATH_DIRTY = 4     # several blocks, no clean split: whole-stack DP (fallback)
+    LRS_PATH_NEXT = 8      # b starts a block after s0's: F(stack, no buffer) + DP([0], b..E)
 
 
 cdef struct LRSElem:
@@ -42,6 +49,7 @@ cdef struct LRSGold:
     int* kid_start
     int* kids
     int* blk_e             # blk_e[x]: last node of x's gold block (a sentence; see F)
+    long serial            # unique per build (the lower-pass cache's key)
     bint projective        # complete projective gold: the oracle is exact (spec §3.9)
 
 
@@ -57,8 +65,21 @@ cdef class LRSWork:
     cdef vector[char] drop
     cdef vector[LRSElem] succ
     cdef vector[LRSElem] SL
+    cdef vector[LRSElem] sub       # the top or lower configuration of a mixed stack
+    cdef vector[vector[LRSElem]] rho_keys  # lower-pass cache: LRS_RHO_SLOTS slots of
+    cdef vector[long] rho_serials          # (gold serial, lower elements) -> 3 values
+    cdef vector[int] rho_vals
+    cdef int rho_next                      # the slot the next miss overwrites
+    cdef vector[int] lmark
+    cdef int rho_val[3]            # lower pass per root type: gold root, unknown, other
+    cdef bint rho_on               # dp: price the first arc 0 -> h by rho_val
     cdef int K
     cdef public bint cut   # cut the buffer at the end of b's gold block (default)
+    cdef public int mixed  # mixed stacks: 0 whole-stack DP, 1 strict clean split, 2 relaxed (default)
+    cdef public int last_path      # LRS_PATH_* flags of the last values()
+    cdef public long rho_misses    # lower passes computed (cache misses)
+    cdef int dp(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil
+    cdef int lower_pass(self, const LRSGold* g, const LRSElem* el, int t1) noexcept nogil
     cdef int prune_ls_at(self, Spine* sp, int i) noexcept nogil
     cdef int prune_rs_at(self, Spine* sp, int j) noexcept nogil
     cdef void insert(self, vector[Entry]* cell, Entry* e, int i, int j) noexcept nogil

@@ -39,9 +39,57 @@ root(t) -> r is wrong), let root(t) play r's part from then on: the arcs r takes
 deeper elements become arcs from root(t) (cost <= 1 each, r's were wrong), r's own head
 becomes root(t)'s (cost <= 1, root(t) -> r was wrong), and every left-spine node of t sits
 one level shallower than under r. So the earlier words lose no more without the later
-blocks, and the costs (differences of values) are those of the whole-Doc DP. Stack words
-of several sentences still go through one DP (the mixed-stack decomposition of
-arc_standard_oracle.pyx is not done here).
+blocks, and the costs (differences of values) are those of the whole-Doc DP.
+
+Mixed stacks (stack elements of several gold blocks; LRSWork.F, lower_pass). The
+lr_spine analogue of arc_standard's lemma L1 (docs/proofs/arc_standard_mixed_stacks.md
+§9; arc_standard_oracle.pyx, "Mixed stacks"). J is the block of s0's root. Every arc
+between words of different blocks costs κ of its dependent (1, 0 if its head is unknown;
+the proof's (B3)). F takes one of four paths (LRS_PATH_*, counted by the system):
+
+* plain: every word element's root is in J (or one word element): the DP (dp).
+* next: b lies in a block after J and starts it (b - 1 ends a block), so no stack node
+  lies in b's block: F = F(stack, empty buffer) + dp([0], b..E), the proof's Lemma 4 (cut
+  after the last stack word). The second part starts from a fresh 0 (spines <0>): after
+  the stack is reduced, 0's right spine runs through earlier blocks, and an arc from
+  such a node onto b..E costs κ >= δ(0 -> .) and puts its dependent deeper.
+* mixed: the top run el[t1..] (the elements with roots in J, a top segment), the lower
+  elements el[1..t1-1] (roots before J), b in J or the buffer empty, and a clean split:
+  (a) the right spine of el[t1-1] holds no J node (the lower elements below it lie
+  left of its root); (b) every left-spine node of a top element is a J node, or (the
+  default, mixed = 2; mixed = 1 is the strict condition) an earlier-block node with no
+  gold child among the lower roots. Right spines of top elements are J nodes (right of
+  a J root, left of b). Then some optimal computation builds the top run and a buffer
+  prefix b..j-1 into one tree H without touching the lower elements, reduces the lower
+  elements and H (the lower pass: a stack-only LR-spine computation, H only through its
+  root h), and parses j..E from [0]. So F = the DP over [fresh 0] + top run + b..E whose
+  first arc 0 -> h costs rho(type of h) (gold root / unknown head / other) instead of
+  δ(0 -> h), with rho = F([el[0..t1-1], <P>], empty buffer) for a phantom word P of that
+  type (lower_pass; h meets the lower words only through cross-block arcs, priced by κ,
+  and the arc onto 0). That DP also lets later right items attach below h on 0's right
+  spine, which the real computation cannot do after the lower pass; such an arc can be
+  made before 0 -> h onto H's right spine, one level shallower, at the same δ. The
+  lower pass is cached (8 slots keyed by the gold's serial and the lower elements): it
+  changes only when a move merges the top run with a lower element.
+* dirty: anything else (a top element with a useful earlier-block node on its left
+  spine, e.g. after LEFT_k from a J word onto a lower element; a lower element with a
+  J node on its right spine; s0's tree holding words of b's later block): the
+  whole-stack DP, as before.
+
+Without (b) the mixed path is wrong: a J-rooted element can carry an earlier-block word
+on its left spine that is still to take a lower root (counterexample n = 6, K = 2 in the
+proof note §9). Condition (b) in the default form: a left-spine node only ever takes
+roots of elements below it (la_k), and an earlier-block node x with no gold child among
+the lower roots has none among the top roots either (B2), so every arc from x costs κ
+of its dependent, exactly as from a J node with no gold child left below it, which the
+strict condition allows. Status: the decomposition is not proved (the proof note's §9
+gives the argument's outline); it agreed with exhaustive search on about 10,500 clean
+configurations per cap (K = 2, 3, uncapped; a colleague's brute force outside the repo)
+and is checked against the whole-Doc DP on random multi-sentence Docs, complete and
+partial gold, K = 1..3, both conditions (test_lr_spine_mixed_stacks_equal_whole_doc_dp,
+which fails without condition (b), with the lower pass priced for the wrong type, or
+with the next path taken when b does not start its block), and through the system by
+the shared brute force (tests/test_oracles.py).
 
 Exact for complete projective gold; for non-projective or partial gold it is an
 approximation (spec §3.9; an unknown head makes every arc to that word right), whose
@@ -52,8 +100,20 @@ from libc.string cimport memset
 from libcpp.algorithm cimport sort
 
 
+cdef long _gold_serial = 0      # LRSGold.serial: the lower-pass cache's key
+
+
 cdef bint root_before(const Entry& a, const Entry& b) noexcept nogil:
     return a.root < b.root
+
+
+cdef inline int root_type(const LRSGold* g, int h) noexcept nogil:
+    """0: gold root, 1: unknown head, 2: other (the index into LRSWork.rho_val); the
+    wildcard -1 has a known head that is not 0 (LRSWork.insert), so it is "other"."""
+    if h < 0:
+        return 2
+    cdef int gh = g.head[h]
+    return 0 if gh == 0 else (1 if gh == LRS_UNKNOWN else 2)
 
 
 cdef inline int dlt(const LRSGold* g, int h, int d) noexcept nogil:
@@ -67,9 +127,14 @@ cdef inline int dlt(const LRSGold* g, int h, int d) noexcept nogil:
 cdef int lrs_gold_build(LRSGold* g, const int32_t* heads, int n) noexcept nogil:
     cdef int i, h, d, a, c, e, s, t, x
     cdef int N1 = n + 1
+    global _gold_serial
     memset(g, 0, sizeof(LRSGold))
     g.n = n
-    g.head = <int*>malloc(N1 * sizeof(int))
+    _gold_serial += 1
+    g.serial = _gold_serial
+    # head[n + 1]: the phantom P of the lower pass (LRSWork.lower_pass), which writes its
+    # gold head there for the duration of its DPs; LRS_UNKNOWN otherwise
+    g.head = <int*>malloc((N1 + 1) * sizeof(int))
     g.kid_start = <int*>calloc(N1 + 1, sizeof(int))
     g.kids = <int*>malloc(N1 * sizeof(int))
     g.blk_e = <int*>malloc(N1 * sizeof(int))
@@ -79,6 +144,7 @@ cdef int lrs_gold_build(LRSGold* g, const int32_t* heads, int n) noexcept nogil:
         return -1
     cdef bint complete = True
     g.head[0] = -1
+    g.head[N1] = LRS_UNKNOWN
     for i in range(n):
         h = heads[i]
         if h < 0:
@@ -183,11 +249,19 @@ cdef inline void append(Spine* sp, int node, int dep, int K) noexcept nogil:
 
 
 cdef class LRSWork:
-    def __init__(self, int K, bint cut=True):
+    def __init__(self, int K, bint cut=True, int mixed=2):
         if not 1 <= K <= LRS_MAXK:
             raise ValueError(f"the LR-spine oracle supports a cap 1..{LRS_MAXK}, not {K}")
+        if not 0 <= mixed <= 2:
+            raise ValueError(f"mixed must be 0, 1 or 2, not {mixed}")
         self.K = K
         self.cut = cut      # False: the DP over the Doc's whole buffer (tests)
+        self.mixed = mixed  # 0: mixed stacks through the whole-stack DP (tests); needs cut
+        self.rho_keys.resize(LRS_RHO_SLOTS)
+        self.rho_serials.resize(LRS_RHO_SLOTS, -1)
+        self.rho_vals.resize(3 * LRS_RHO_SLOTS, 0)
+        self.rho_next = 0
+        self.rho_on = False
 
     cdef int prune_ls_at(self, Spine* sp, int i) noexcept nogil:
         """Restriction 1 (left, spec §3.7 with P2): keep the root and the nodes with a gold
@@ -277,8 +351,10 @@ cdef class LRSWork:
                 keep += 1
         cell.resize(keep)
 
-    cdef int F(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil:
-        """Future loss F(c) (spec §3.7), el[0..nE-1] bottom -> top, el[0].root == 0."""
+    cdef int dp(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil:
+        """The tabular DP (spec §3.7, capped; module docstring), el[0..nE-1] bottom -> top,
+        el[0].root == 0, the buffer cut at the end of b's block. With rho_on (the top DP
+        of a mixed stack, see F) the first arc 0 -> h costs rho_val[type(h)], not δ(0 -> h)."""
         cdef int n = g.n
         cdef int K = self.K
         cdef int lL = nE
@@ -392,7 +468,12 @@ cdef class LRSWork:
                                     break
                                 dx = t + 1
                                 ne.root = rb
-                                ne.loss = e.loss + dlt(g, tb.rs[t], ra)
+                                if self.rho_on and rb == 0:
+                                    # the top DP of a mixed stack (see F): 0 -> h is
+                                    # priced by the lower pass for h's root type
+                                    ne.loss = e.loss + self.rho_val[root_type(g, ra)]
+                                else:
+                                    ne.loss = e.loss + dlt(g, tb.rs[t], ra)
                                 ne.ls.len = 0
                                 for k in range(tb.nl):
                                     append(&ne.ls, tb.ls[k], k + 1, K)
@@ -447,6 +528,165 @@ cdef class LRSWork:
                 self.posL[el[t].rs[s]] = 0
         return best
 
+    cdef int F(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil:
+        """Future loss F(c) (spec §3.7), el[0..nE-1] bottom -> top, el[0].root == 0.
+
+        Mixed stacks (see the module docstring, "Mixed stacks"): let J be the gold block
+        of s0's root and the top run el[t1..nE-1] the elements whose roots lie in J (a top
+        segment: roots increase upwards). When b is in J (or the buffer is empty) and the
+        split is clean, F = the top DP over [fresh 0] + top run + b..E with its first arc
+        0 -> h priced rho_val[type(h)] (the lower pass, cached). Otherwise the one
+        whole-stack DP (dp), as before."""
+        cdef int t, t1, s, x, h, JE, v, m
+        cdef bint clean
+        cdef const LRSElem* e
+        cdef LRSElem* z
+        if not (self.cut and self.mixed) or nE < 2:
+            self.last_path |= LRS_PATH_PLAIN
+            return self.dp(g, el, nE, b)
+        JE = g.blk_e[el[nE - 1].root]
+        if b <= g.n and g.blk_e[b] != JE:
+            # next block: b's block starts after s0's root. If it starts at b (b - 1 ends
+            # a block), no stack node lies in it and F = F(stack, empty buffer) + the DP
+            # of [fresh 0] and b..E (arc-standard's Lemma 4, proof of
+            # docs/proofs/arc_standard_mixed_stacks.md §4; in LR-spine an arc from a node
+            # of 0's right spine below 0 onto b..E costs κ >= δ(0 -> .) at a greater
+            # depth, so a fresh 0 loses nothing). Else s0's tree holds words of b's block:
+            # the whole-stack DP.
+            if g.blk_e[b - 1] == b - 1:
+                self.last_path |= LRS_PATH_NEXT
+                v = self.F(g, el, nE, g.n + 1)
+                if <int>self.sub.size() < 1:
+                    self.sub.resize(1)
+                z = &self.sub[0]
+                z.root = 0
+                z.nl = 1
+                z.nr = 1
+                z.ls[0] = 0
+                z.rs[0] = 0
+                return v + self.dp(g, self.sub.data(), 1, b)
+            self.last_path |= LRS_PATH_DIRTY
+            return self.dp(g, el, nE, b)
+        if nE < 3:
+            self.last_path |= LRS_PATH_PLAIN
+            return self.dp(g, el, nE, b)
+        t1 = nE - 1
+        while t1 > 1 and g.blk_e[el[t1 - 1].root] == JE:
+            t1 -= 1
+        if t1 == 1:
+            self.last_path |= LRS_PATH_PLAIN
+            return self.dp(g, el, nE, b)
+        # clean split: (a) the highest lower element's right spine holds no J node (the
+        # lower ones lie left of its root); (b) every left-spine node of a top element is
+        # in J or, in mode 2, takes no lower root as a gold dependent (such a node is a
+        # site for la_k onto lower roots only, where every arc from it costs κ(dep), as
+        # from a J node; right spines of top elements lie in J: they are right of a J
+        # root and left of b)
+        clean = True
+        e = &el[t1 - 1]
+        for s in range(1, e.nr):
+            if g.blk_e[e.rs[s]] == JE:
+                clean = False
+        if clean:
+            if <int>self.lmark.size() < g.n + 2:
+                self.lmark.resize(g.n + 2, 0)
+            for t in range(1, t1):
+                h = g.head[el[t].root]
+                if h >= 1:
+                    self.lmark[h] = 1
+            for t in range(t1, nE):
+                for s in range(1, el[t].nl):
+                    x = el[t].ls[s]
+                    if g.blk_e[x] != JE and (self.mixed == 1 or self.lmark[x]):
+                        clean = False
+            for t in range(1, t1):
+                h = g.head[el[t].root]
+                if h >= 1:
+                    self.lmark[h] = 0
+        if not clean:
+            self.last_path |= LRS_PATH_DIRTY
+            return self.dp(g, el, nE, b)
+        self.lower_pass(g, el, t1)
+        m = nE - t1 + 1
+        if <int>self.sub.size() < m:
+            self.sub.resize(m)
+        z = &self.sub[0]
+        z.root = 0
+        z.nl = 1
+        z.nr = 1
+        z.ls[0] = 0
+        z.rs[0] = 0
+        for t in range(t1, nE):
+            self.sub[t - t1 + 1] = el[t]
+        self.rho_on = True
+        v = self.dp(g, self.sub.data(), m, b)
+        self.rho_on = False
+        self.last_path |= LRS_PATH_MIXED
+        return v
+
+    cdef int lower_pass(self, const LRSGold* g, const LRSElem* el, int t1) noexcept nogil:
+        """rho_val[ty] = F([el[0..t1-1], <P>], empty buffer) for a phantom word P of root
+        type ty (0: gold root, 1: unknown head, 2: any other known head): the best way to
+        finish the lower elements once the top run and a buffer prefix form one tree H of
+        root h. Only h's type matters: every arc between h and a lower word crosses blocks,
+        so it costs κ of its dependent (δ(0 -> h) for the arc onto 0), and H's other nodes
+        serve no lower element (its left-spine J nodes are dominated by its root, its
+        right spine takes nothing from below). P is node n + 1 with gold head 0,
+        LRS_UNKNOWN or LRS_OTHER written into g.head[n + 1] for the three DPs and reset.
+        Cached on (g.serial, the lower elements), LRS_RHO_SLOTS slots overwritten in
+        turn: the successors of one state and the states of one sentence share them, and
+        a batch steps the states of several Docs in turn."""
+        cdef int t, s, ty, slot
+        cdef int P = g.n + 1
+        cdef int* gh = <int*>g.head
+        cdef const LRSElem* a
+        cdef const LRSElem* c
+        cdef vector[LRSElem]* key
+        cdef bint same
+        for slot in range(LRS_RHO_SLOTS):
+            key = &self.rho_keys[slot]
+            same = self.rho_serials[slot] == g.serial and <int>key.size() == t1
+            t = 0
+            while same and t < t1:
+                a = &el[t]
+                c = &key[0][t]
+                if a.root != c.root or a.nl != c.nl or a.nr != c.nr:
+                    same = False
+                    break
+                for s in range(a.nl):
+                    if a.ls[s] != c.ls[s]:
+                        same = False
+                for s in range(a.nr):
+                    if a.rs[s] != c.rs[s]:
+                        same = False
+                t += 1
+            if same:
+                for ty in range(3):
+                    self.rho_val[ty] = self.rho_vals[3 * slot + ty]
+                return 0
+        self.rho_misses += 1
+        slot = self.rho_next
+        self.rho_next = (slot + 1) % LRS_RHO_SLOTS
+        key = &self.rho_keys[slot]
+        self.rho_serials[slot] = g.serial
+        key.resize(t1)
+        if <int>self.sub.size() < t1 + 1:
+            self.sub.resize(t1 + 1)
+        for t in range(t1):
+            key[0][t] = el[t]
+            self.sub[t] = el[t]
+        self.sub[t1].root = P
+        self.sub[t1].nl = 1
+        self.sub[t1].nr = 1
+        self.sub[t1].ls[0] = P
+        self.sub[t1].rs[0] = P
+        for ty in range(3):
+            gh[P] = 0 if ty == 0 else (LRS_UNKNOWN if ty == 1 else LRS_OTHER)
+            self.rho_val[ty] = self.dp(g, self.sub.data(), t1 + 1, g.n + 1)
+            self.rho_vals[3 * slot + ty] = self.rho_val[ty]
+        gh[P] = LRS_UNKNOWN
+        return 0
+
     cdef void values(self, const LRSGold* g, const LRSElem* el, int nE, int b,
                      const int* want, int* val) noexcept nogil:
         """val[0] (sh), val[k] (la_k), val[K + k] (ra_k), k = 1..K: δ(arc) + F(successor)
@@ -456,6 +696,7 @@ cdef class LRSWork:
         cdef LRSElem* top
         cdef const LRSElem* s1
         cdef const LRSElem* s2
+        self.last_path = 0
         for t in range(2 * K + 1):
             val[t] = LRS_INF
         if <int>self.succ.size() < nE + 1:
