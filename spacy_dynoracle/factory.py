@@ -22,8 +22,8 @@ from . import exact_decoding  # noqa: F401  registers WindowParserModel.v1 + Doc
         "model": DEFAULT_PARSER_MODEL,
         "transition_system": "arc_hybrid",
         "oracle": "dynamic",
-        "explore_after_epochs": 1,
-        "explore_prob": 0.9,
+        "explore_after_epochs": None,
+        "explore_prob": None,
         "projectivize": None,
         "degree": 2,
         "max_k": 2,
@@ -53,8 +53,8 @@ def make_dynoracle_parser(
     model: Model,
     transition_system: str,
     oracle: str,
-    explore_after_epochs: int,
-    explore_prob: float,
+    explore_after_epochs: Optional[int],
+    explore_prob: Optional[float],
     projectivize: Optional[bool],
     degree: int,
     max_k: int,
@@ -75,9 +75,12 @@ def make_dynoracle_parser(
     oracle (str): "dynamic" (exact costs, exploration allowed), "static" (one canonical
         move per state, always followed), or another oracle the system offers (an unknown
         name raises an error listing the system's oracles).
-    explore_after_epochs (int): k - follow the oracle for the first k epochs (0-based
-        epochs < k), then follow the model's prediction with probability explore_prob.
-    explore_prob (float): p - probability of following the model once exploring.
+    explore_after_epochs (Optional[int]): k - follow the oracle for the first k epochs
+        (0-based epochs < k), then follow the model's prediction with probability
+        explore_prob. None = the system's default (`default_schedule`: k = 1 for most
+        systems, 2 for swap).
+    explore_prob (Optional[float]): p - probability of following the model once
+        exploring. None = the system's default (0.9 for most systems, 0.5 for swap).
     projectivize (Optional[bool]): train on spaCy's pseudo-projective lifting and
         deprojectivize the output. None = the system's default: True for projective
         systems unless the oracle takes non-projective gold as it is (arc_hybrid and
@@ -103,6 +106,11 @@ def make_dynoracle_parser(
         raise ValueError(f"decode must be 'greedy' or 'exact', not {decode!r}")
     if decode == "exact" or arc_marginals:
         exact_decoding.check_exact_config(model, transition_system)
+    default_k, default_p = getattr(cls, "default_schedule", (1, 0.9))
+    if explore_after_epochs is None:
+        explore_after_epochs = default_k
+    if explore_prob is None:
+        explore_prob = default_p
     if explore_after_epochs < 0 or not 0.0 <= explore_prob <= 1.0:
         raise ValueError("explore_after_epochs must be >= 0 and explore_prob in [0, 1]")
     options = {key: value for key, value in {"degree": degree, "max_k": max_k}.items()

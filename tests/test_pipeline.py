@@ -229,6 +229,19 @@ def test_beam_width_without_beam_updates_warns_once():
         assert len([w for w in caught if "beam_update_prob" in str(w.message)]) == expected
 
 
+def test_schedule_defaults_come_from_the_system():
+    """explore_after_epochs / explore_prob left null take the system's default_schedule;
+    explicit values win."""
+    assert make_nlp().get_pipe("dynoracle_parser").cfg["explore_after_epochs"] == 1
+    swap = make_nlp(transition_system="swap").get_pipe("dynoracle_parser")
+    assert (swap.cfg["explore_after_epochs"], swap.cfg["explore_prob"]) == (2, 0.5)
+    swap.epoch = 1
+    assert swap.follow_oracle_mask(100).all()
+    mine = make_nlp(transition_system="swap", explore_after_epochs=0,
+                    explore_prob=0.9).get_pipe("dynoracle_parser")
+    assert (mine.cfg["explore_after_epochs"], mine.cfg["explore_prob"]) == (0, 0.9)
+
+
 def test_unknown_epoch_warns_once():
     nlp = make_nlp(explore_after_epochs=1)
     parser = nlp.get_pipe("dynoracle_parser")

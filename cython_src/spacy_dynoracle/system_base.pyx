@@ -88,6 +88,11 @@ cdef class DynOracleSystem(TransitionSystem):
     dynamic_oracles = ("dynamic",)   # those defined in every state (exploration allowed)
     nonprojective_oracles = ()       # oracles that train on non-projective gold as it is:
                                      # with them a projective system does not lift by default
+    # (k, p) of the exploration schedule when the config leaves explore_after_epochs /
+    # explore_prob null: follow the oracle for k epochs, then the model with probability p
+    # (Goldberg & Nivre 2012's p = 0.9; systems whose costs train better with less
+    # exploration override it, with the measurement in their docs/systems page)
+    default_schedule = (1, 0.9)
 
     def __init__(self, strings, labels_by_action=None, min_freq=None, *,
                  projectivize=None, oracle="dynamic", **options):
