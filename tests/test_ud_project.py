@@ -102,6 +102,18 @@ def test_features_option_switches_the_model_in_a_loadable_config():
     nlp = load_model_from_config(config, auto_fill=True)
     assert nlp.get_pipe("parser").model.attrs["max_k"] == 3
 
+
+def test_explicit_schedule_is_part_of_a_dynamic_runs_id():
+    import matrix
+    from train_one import with_schedule
+
+    dyn = matrix.Run("swap-dynamic", "swap", "dynamic", True)
+    assert with_schedule(dyn, 2, 0.5).id == "swap-dynamic-k2-p0.5"
+    assert with_schedule(dyn, None, 0.5).id == "swap-dynamic-p0.5"
+    assert with_schedule(dyn).id == "swap-dynamic"
+    static = matrix.Run("swap-static-lazy", "swap", "static-lazy", False)
+    assert with_schedule(static, 2, 0.5).id == "swap-static-lazy"
+
 # ----------------------------------------------------------------------------- UDPipe 1
 
 def _tiny_sentence(rng, k):

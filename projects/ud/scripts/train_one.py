@@ -8,6 +8,8 @@ line, and record the exact command, wall-clock time and versions next to the mod
 Output: <output>/<treebank>/<pipeline>/<run id>-s<seed>/ with model-best, model-last,
 train_log.jsonl (spaCy's ConsoleLogger.v3: one line per dev evaluation, with the epoch) and
 run.json. An existing run.json means the run is done: it is skipped unless --force.
+A dynamic run with an explicit schedule gets it in its id (e.g. swap-dynamic-k2-p0.5), so
+runs that differ only in the schedule neither skip each other nor merge in the report.
 """
 import argparse
 import json
@@ -17,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import time
+import dataclasses
 from pathlib import Path
 
 from udproj import CONFIGS, PROJECT, dev_source, run_dir, treebank_files, versions, write_json
@@ -75,9 +78,19 @@ def train_command(run: Run, files, out: Path, *, pipeline="parser", seed=0, epoc
     return cmd + list(extra)
 
 
+def with_schedule(run: Run, explore_after=None, explore_prob=None) -> Run:
+    """The run, its id suffixed with an explicit exploration schedule (dynamic runs)."""
+    if run.system == "spacy" or not run.dynamic:
+        return run
+    suffix = "".join(f"-{tag}{value}" for tag, value in (("k", explore_after), ("p", explore_prob))
+                     if value is not None)
+    return dataclasses.replace(run, id=run.id + suffix) if suffix else run
+
+
 def train(run: Run, treebank: str, *, output=PROJECT / "training", pipeline="parser", seed=0,
           ud_root=None, force=False, **kwargs) -> Path:
     files = treebank_files(treebank, ud_root)
+    run = with_schedule(run, kwargs.get("explore_after"), kwargs.get("explore_prob"))
     out = run_dir(output, treebank, pipeline, run.id, seed)
     if (out / "run.json").exists() and not force:
         print(f"done already: {out} (--force to retrain)", flush=True)
