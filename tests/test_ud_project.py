@@ -111,6 +111,7 @@ def test_explicit_schedule_is_part_of_a_dynamic_runs_id():
     assert with_schedule(dyn, 2, 0.5).id == "swap-dynamic-k2-p0.5"
     assert with_schedule(dyn, None, 0.5).id == "swap-dynamic-p0.5"
     assert with_schedule(dyn).id == "swap-dynamic"
+    assert with_schedule(with_schedule(dyn, 2, 0.5), 2, 0.5).id == "swap-dynamic-k2-p0.5"
     static = matrix.Run("swap-static-lazy", "swap", "static-lazy", False)
     assert with_schedule(static, 2, 0.5).id == "swap-static-lazy"
 

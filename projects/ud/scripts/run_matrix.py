@@ -63,6 +63,9 @@ def main(argv=None):
         runs = [parse_run(spec) for spec in args.run]
     else:
         runs = all_runs(systems, csv(args.oracles), stock=not args.no_stock)
+    from train_one import with_schedule
+
+    runs = [with_schedule(r, args.explore_after, args.explore_prob) for r in runs]
     seeds = [int(s) for s in args.seeds.split(",")]
     jobs = [(tb, pipe, run, seed) for tb in csv(args.treebanks) for pipe in csv(args.pipelines)
             for seed in seeds for run in runs]

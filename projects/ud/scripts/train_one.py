@@ -84,7 +84,9 @@ def with_schedule(run: Run, explore_after=None, explore_prob=None) -> Run:
         return run
     suffix = "".join(f"-{tag}{value}" for tag, value in (("k", explore_after), ("p", explore_prob))
                      if value is not None)
-    return dataclasses.replace(run, id=run.id + suffix) if suffix else run
+    if not suffix or run.id.endswith(suffix):    # idempotent: run_matrix applies it too
+        return run
+    return dataclasses.replace(run, id=run.id + suffix)
 
 
 def train(run: Run, treebank: str, *, output=PROJECT / "training", pipeline="parser", seed=0,
