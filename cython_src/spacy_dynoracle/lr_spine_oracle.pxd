@@ -79,6 +79,7 @@ cdef class LRSWork:
     cdef public int last_path      # LRS_PATH_* flags of the last values()
     cdef public long rho_misses    # lower passes computed (cache misses)
     cdef int dp(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil
+    cdef LRSElem* fresh_root_sub(self, int m) noexcept nogil
     cdef int lower_pass(self, const LRSGold* g, const LRSElem* el, int t1) noexcept nogil
     cdef int prune_ls_at(self, Spine* sp, int i) noexcept nogil
     cdef int prune_rs_at(self, Spine* sp, int j) noexcept nogil

@@ -540,7 +540,6 @@ cdef class LRSWork:
         cdef int t, t1, s, x, h, JE, v, m
         cdef bint clean
         cdef const LRSElem* e
-        cdef LRSElem* z
         if not (self.cut and self.mixed) or nE < 2:
             self.last_path |= LRS_PATH_PLAIN
             return self.dp(g, el, nE, b)
@@ -556,15 +555,7 @@ cdef class LRSWork:
             if g.blk_e[b - 1] == b - 1:
                 self.last_path |= LRS_PATH_NEXT
                 v = self.F(g, el, nE, g.n + 1)
-                if <int>self.sub.size() < 1:
-                    self.sub.resize(1)
-                z = &self.sub[0]
-                z.root = 0
-                z.nl = 1
-                z.nr = 1
-                z.ls[0] = 0
-                z.rs[0] = 0
-                return v + self.dp(g, self.sub.data(), 1, b)
+                return v + self.dp(g, self.fresh_root_sub(1), 1, b)
             self.last_path |= LRS_PATH_DIRTY
             return self.dp(g, el, nE, b)
         if nE < 3:
@@ -608,6 +599,19 @@ cdef class LRSWork:
             return self.dp(g, el, nE, b)
         self.lower_pass(g, el, t1)
         m = nE - t1 + 1
+        self.fresh_root_sub(m)
+        for t in range(t1, nE):
+            self.sub[t - t1 + 1] = el[t]
+        self.rho_on = True
+        v = self.dp(g, self.sub.data(), m, b)
+        self.rho_on = False
+        self.last_path |= LRS_PATH_MIXED
+        return v
+
+    cdef LRSElem* fresh_root_sub(self, int m) noexcept nogil:
+        """self.sub with room for m elements, sub[0] a fresh virtual root 0 (spines <0>):
+        the start of the separate DPs of the next and mixed paths."""
+        cdef LRSElem* z
         if <int>self.sub.size() < m:
             self.sub.resize(m)
         z = &self.sub[0]
@@ -616,13 +620,7 @@ cdef class LRSWork:
         z.nr = 1
         z.ls[0] = 0
         z.rs[0] = 0
-        for t in range(t1, nE):
-            self.sub[t - t1 + 1] = el[t]
-        self.rho_on = True
-        v = self.dp(g, self.sub.data(), m, b)
-        self.rho_on = False
-        self.last_path |= LRS_PATH_MIXED
-        return v
+        return z
 
     cdef int lower_pass(self, const LRSGold* g, const LRSElem* el, int t1) noexcept nogil:
         """rho_val[ty] = F([el[0..t1-1], <P>], empty buffer) for a phantom word P of root
