@@ -78,9 +78,10 @@ def make_dynoracle_parser(
     explore_after_epochs (Optional[int]): k - follow the oracle for the first k epochs
         (0-based epochs < k), then follow the model's prediction with probability
         explore_prob. None = the system's default (`default_schedule`: k = 1 for most
-        systems, 2 for swap).
+        systems, 2 for swap and attardi).
     explore_prob (Optional[float]): p - probability of following the model once
-        exploring. None = the system's default (0.9 for most systems, 0.5 for swap).
+        exploring. None = the system's default (0.9 for most systems, 0.5 for swap and
+        attardi).
     projectivize (Optional[bool]): train on spaCy's pseudo-projective lifting and
         deprojectivize the output. None = the system's default: True for projective
         systems unless the oracle takes non-projective gold as it is (arc_hybrid and

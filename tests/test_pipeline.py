@@ -237,6 +237,8 @@ def test_schedule_defaults_come_from_the_system():
     assert (swap.cfg["explore_after_epochs"], swap.cfg["explore_prob"]) == (2, 0.5)
     swap.epoch = 1
     assert swap.follow_oracle_mask(100).all()
+    attardi = make_nlp(transition_system="attardi").get_pipe("dynoracle_parser")
+    assert (attardi.cfg["explore_after_epochs"], attardi.cfg["explore_prob"]) == (2, 0.5)
     mine = make_nlp(transition_system="swap", explore_after_epochs=0,
                     explore_prob=0.9).get_pipe("dynoracle_parser")
     assert (mine.cfg["explore_after_epochs"], mine.cfg["explore_prob"]) == (0, 0.9)
