@@ -183,7 +183,7 @@ cdef class Attardi(DynOracleSystem):
     bruteforce_arc_monotone = True    # heads never change; moves depend on stack/buffer only
     # Exploring at p = 0.9 from epoch 1 collapsed the dynamic oracle on Hungarian-Szeged
     # (33.5 ± 1.4 test LAS over 3 seeds vs 51.8 static); after 2 oracle epochs at p = 0.5:
-    # 50.2 (seed 0), and +1.9 test LAS on Latin-Perseus (docs/systems/attardi.md).
+    # 50.4 ± 0.6, and +1.9 test LAS on Latin-Perseus (docs/systems/attardi.md).
     default_schedule = (2, 0.5)
     options = {"degree": 2, "uncovered": "local", "exact_costs": True, "prune": True,
                "budget": 200000, "max_rho": 20, "max_excess": 2, "max_ms": 30.0, "bounds": True}
