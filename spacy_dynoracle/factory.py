@@ -107,7 +107,7 @@ def make_dynoracle_parser(
         raise ValueError(f"decode must be 'greedy' or 'exact', not {decode!r}")
     if decode == "exact" or arc_marginals:
         exact_decoding.check_exact_config(model, transition_system)
-    default_k, default_p = getattr(cls, "default_schedule", (1, 0.9))
+    default_k, default_p = cls.default_schedule   # DynOracleSystem: (1, 0.9) unless overridden
     if explore_after_epochs is None:
         explore_after_epochs = default_k
     if explore_prob is None:
