@@ -263,8 +263,9 @@ cdef class SwapSystem(DynOracleSystem):
     nonprojective_oracles = tuple(MODES)
     bruteforce_arc_monotone = True   # heads never change; moves depend on stack/buffer only
     # Exploration at p = 0.9 from epoch 1 trains the dynamic cost 7-8 LAS below static-lazy
-    # (Latin-Perseus, Hungarian-Szeged); after 2 oracle epochs at p = 0.5 it matches or
-    # beats static-lazy (docs/systems/swap.md, "Training on UD").
+    # (Latin-Perseus, Hungarian-Szeged); after 2 oracle epochs at p = 0.5 it is within about
+    # 1 LAS of it (Hungarian, 3 seeds: -1.0; Latin, seed 0: +0.9; docs/systems/swap.md,
+    # "Training on UD").
     default_schedule = (2, 0.5)
     # exact_live: exact search (spec §10.2 C1) when at most this many words are live;
     # exact_budget: its state budget (falls back to the heuristic when exceeded).
