@@ -62,9 +62,7 @@ cdef class LRSWork:
     cdef vector[vector[Entry]] cells
     cdef vector[int] mark, R, rootR, maxL, maxR, posL, posR
     cdef const LRSGold* g
-    cdef vector[char] drop
     cdef vector[LRSElem] succ
-    cdef vector[LRSElem] SL
     cdef vector[LRSElem] sub       # the top or lower configuration of a mixed stack
     cdef vector[vector[LRSElem]] rho_keys  # lower-pass cache: LRS_RHO_SLOTS slots of
     cdef vector[long] rho_serials          # (gold serial, lower elements) -> 3 values
@@ -84,7 +82,6 @@ cdef class LRSWork:
     cdef int prune_ls_at(self, Spine* sp, int i) noexcept nogil
     cdef int prune_rs_at(self, Spine* sp, int j) noexcept nogil
     cdef void insert(self, vector[Entry]* cell, Entry* e, int i, int j) noexcept nogil
-    cdef void dominance(self, vector[Entry]* cell) noexcept nogil
     cdef int F(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil
     cdef void values(self, const LRSGold* g, const LRSElem* el, int nE, int b,
                      const int* want, int* val) noexcept nogil
