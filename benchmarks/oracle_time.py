@@ -17,6 +17,13 @@ on R copies and the fastest kept (on a shared machine one timing mostly measures
     python benchmarks/oracle_time.py --systems arc_eager,arc_hybrid --oracles dynamic \\
         --agree goldberg-nivre --treebanks UD_Latin-Perseus     # G&N vs the exact oracle
 
+With --model DIR the states are those a trained pipeline visits while it explores: its
+system, oracle and labels, its scores at each state (tok2vec run on each Doc), and the walk
+follows the model's best valid move with probability --p-random (0.9 = training's default
+exploration) instead of random scores; --systems/--oracles do not apply.
+
+    python benchmarks/oracle_time.py --model training/lr_spine-dynamic/model-best --p-random 0.9 --reps 3
+
 UD_ROOT overrides the location of the treebanks (default ../shared/ud).
 """
 import argparse
@@ -44,9 +51,10 @@ def has_crossing(doc) -> bool:
     return not is_projective([0 if t.head.i == t.i else t.head.i + 1 for t in doc])
 
 
-def walk(moves, examples, args, rng, other=None):
+def walk(moves, examples, args, rng, other=None, nlp=None):
     """Time every state of every Doc; returns per-state times (ns), whether the state's Doc
-    has non-projective gold, and the agreement counts with `other` (a second system)."""
+    has non-projective gold, and the agreement counts with `other` (a second system). With
+    `nlp` (a trained pipeline whose parser owns `moves`) the scores are the model's."""
     n = moves.n_moves
     seen = numpy.zeros((n,), dtype=numpy.uint8)
     times, in_np = [], []
@@ -61,6 +69,7 @@ def walk(moves, examples, args, rng, other=None):
             continue
         state, gold = states[0], golds[0]
         np_doc = has_crossing(eg.reference)
+        step_model = model_scorer(nlp, eg.predicted) if nlp is not None else None
         gold2 = other.init_gold_batch([eg])[1][0] if other is not None else None
         while not state.is_final():
             if other is not None:
@@ -75,7 +84,10 @@ def walk(moves, examples, args, rng, other=None):
                     agree["np_states"] += 1
                     agree["np_zero_set_differs"] += zs
                     agree["np_costs_differ"] += cs
-            scores = numpy.asarray(rng.random((1, n)), dtype="f")
+            if step_model is not None:
+                scores = numpy.ascontiguousarray(step_model.predict([state]), dtype="f")
+            else:
+                scores = numpy.asarray(rng.random((1, n)), dtype="f")
             d_scores = numpy.zeros((1, n), dtype="f")
             follow = numpy.asarray([0 if rng.random() < args.p_random else 1], dtype=numpy.uint8)
             best = None
@@ -90,7 +102,29 @@ def walk(moves, examples, args, rng, other=None):
             t = time.perf_counter_ns() - t0
             times.append(t if best is None else min(best, t))
             in_np.append(np_doc)
+        if step_model is not None:
+            step_model.clear_memory()
     return times, in_np, agree
+
+
+def model_scorer(nlp, doc):
+    """The parser's step model on `doc` after the pipes before the parser (its tok2vec)."""
+    for name, pipe in nlp.pipeline:
+        if name == "parser":
+            break
+        doc = pipe(doc)
+    return nlp.get_pipe("parser").model.predict([doc])
+
+
+def trained_runs(model_dir):
+    """(pipeline, system, oracle) of a trained pipeline for --model."""
+    import spacy
+
+    nlp = spacy.load(model_dir)
+    cfg = nlp.config["components"].get("parser", {})
+    if cfg.get("factory") != "dynoracle_parser":
+        raise SystemExit(f"{model_dir}: no dynoracle_parser named 'parser' in this pipeline")
+    return nlp, cfg["transition_system"], cfg["oracle"]
 
 
 def stats(times_ns):
@@ -117,7 +151,10 @@ def main():
                     help="system option KEY=VALUE for the systems that have it (e.g. degree=3), repeatable")
     ap.add_argument("--agree", default="",
                     help="also count the states where this other oracle's zero-cost set differs")
-    ap.add_argument("--p-random", type=float, default=0.1, help="probability of a random (mistaken) move")
+    ap.add_argument("--p-random", type=float, default=0.1,
+                    help="probability of a random (mistaken) move; with --model, of the model's move")
+    ap.add_argument("--model", type=Path,
+                    help="a trained pipeline: walk with its scores (see above)")
     ap.add_argument("--reps", type=int, default=1, help="time each state on this many copies, keep the fastest")
     ap.add_argument("--max-seconds", type=float, default=600.0, help="time budget per treebank x system x oracle")
     ap.add_argument("--seed", type=int, default=0)
@@ -125,7 +162,8 @@ def main():
     args = ap.parse_args()
     options = {k: parse_option_value(v) for k, v in (kv.split("=", 1) for kv in args.option)}
     only_oracles = csv_list(args.oracles)
-    print(f"Docs of {args.n_sents} sentences, p_random={args.p_random}, reps={args.reps}; "
+    print(f"Docs of {args.n_sents} sentences, p_random={args.p_random}, reps={args.reps}"
+          + (f", model {args.model} (p_random: its move)" if args.model else "") + "; "
           "time per state of moves.step_batch (costs of every class, loss, move)", flush=True)
     print(f"{'treebank':22}{'system':13}{'oracle':15}{'states':>8}{'states/s':>10}{'p50 us':>9}"
           f"{'p99 us':>9}{'max ms':>9}{'>50ms':>6}{'NP-doc p99':>11}", flush=True)
@@ -133,13 +171,19 @@ def main():
     for tb in csv_list(args.treebanks):
         train, dev = treebank_files(tb)
         path, select = (train, "all") if args.split == "train" else (dev or train, "all" if dev else "tail:0.1")
-        for name, cls in registered_systems(csv_list(args.systems)):
+        if args.model:
+            trained, name, oracle = trained_runs(args.model)
+            runs = [(name, type(trained.get_pipe("parser").moves), [oracle])]
+        else:
+            trained = None
+            runs = [(name, cls, cls.oracles) for name, cls in registered_systems(csv_list(args.systems))]
+        for name, cls, oracles in runs:
             opts = {k: v for k, v in options.items() if k in getattr(cls, "options", {})}
-            for oracle in cls.oracles:
-                if only_oracles and oracle not in only_oracles:
+            for oracle in oracles:
+                if only_oracles and oracle not in only_oracles and trained is None:
                     continue
                 try:
-                    nlp = build_nlp("dynoracle.cfg", train, system_overrides(name, oracle, **opts))
+                    nlp = trained or build_nlp("dynoracle.cfg", train, system_overrides(name, oracle, **opts))
                 except Exception as err:
                     print(f"# {tb} {name} {oracle}: {err!r}", flush=True)
                     continue
@@ -157,7 +201,7 @@ def main():
                 gc.disable()    # no collector pauses inside the timings
                 t0 = time.time()
                 try:
-                    times, in_np, agree = walk(moves, examples, args, rng, other)
+                    times, in_np, agree = walk(moves, examples, args, rng, other, trained)
                 except Exception as err:
                     print(f"# {tb} {name} {oracle}: {err!r}", flush=True)
                     results.append({"treebank": tb, "system": name, "oracle": oracle, "error": repr(err)})
@@ -165,6 +209,7 @@ def main():
                 finally:
                     gc.enable()
                 row = {"treebank": tb, "system": name, "oracle": oracle, "options": opts,
+                       "model": str(args.model) if args.model else None,
                        "docs": len(examples), "sentences": sum(len(list(eg.reference.sents)) for eg in examples),
                        "wall_s": round(time.time() - t0, 1), **stats(times),
                        "np_docs": stats([t for t, np_ in zip(times, in_np) if np_])}
@@ -193,6 +238,7 @@ def main():
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"n_sents": args.n_sents, "p_random": args.p_random,
+                                         "model": str(args.model) if args.model else None,
                                          "reps": args.reps, "split": args.split,
                                          "results": results}, indent=2))
 
