@@ -116,7 +116,7 @@ def model_scorer(nlp, doc):
     return nlp.get_pipe("parser").model.predict([doc])
 
 
-def trained_runs(model_dir):
+def load_trained(model_dir):
     """(pipeline, system, oracle) of a trained pipeline for --model."""
     import spacy
 
@@ -172,7 +172,7 @@ def main():
         train, dev = treebank_files(tb)
         path, select = (train, "all") if args.split == "train" else (dev or train, "all" if dev else "tail:0.1")
         if args.model:
-            trained, name, oracle = trained_runs(args.model)
+            trained, name, oracle = load_trained(args.model)
             runs = [(name, type(trained.get_pipe("parser").moves), [oracle])]
         else:
             trained = None

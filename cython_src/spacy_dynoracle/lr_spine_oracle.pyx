@@ -404,7 +404,7 @@ cdef class LRSWork:
                 j = diag - i
                 if j < 1 or j > lR:
                     continue
-                cell = &self.cells[(i - 1) * lR + (j - 1)]     # complete (insert)
+                cell = &self.cells[(i - 1) * lR + (j - 1)]     # complete and filtered (insert)
                 for s in range(<int>cell.size()):
                     e = cell[0][s]
                     ra = e.root
@@ -471,7 +471,7 @@ cdef class LRSWork:
                             append(&ne.rs, r, dx + 1, K)
                             self.insert(&self.cells[(i - 1) * lR + j], &ne, i, j + 1)
         best = LRS_INF
-        cell = &self.cells[(lL - 1) * lR + (lR - 1)]     # (duplicates do not matter here)
+        cell = &self.cells[(lL - 1) * lR + (lR - 1)]
         for s in range(<int>cell.size()):
             if cell[0][s].root == 0 and cell[0][s].loss < best:
                 best = cell[0][s].loss
