@@ -230,3 +230,40 @@ def test_udpipe_peer_trains_parses_and_scores(tmp_path):
     lines, means = report.table(groups[("UD_Tiny-NoDev", "parser")])
     assert means["LAS"]["udpipe1-swap"] == test["LAS"]["f1"]
     assert report.dynamic_vs_static(groups[("UD_Tiny-NoDev", "parser")]) == []
+
+
+def _fake_run(tb, rid, system, oracle, dynamic, seed, las, np_r=None, options=None):
+    return {"info": {"treebank": tb, "pipeline": "parser", "run": rid, "system": system,
+                     "oracle": oracle, "dynamic": dynamic, "options": options or {}, "seed": seed},
+            "test": {"LAS": {"f1": las}, "NonProjArcs": {"recall": np_r}}, "dev": None, "log": []}
+
+
+def test_report_pairs_every_exploring_oracle_with_the_static_ones_of_its_system():
+    """swap's static oracle is static-lazy and a schedule suffix follows the oracle: the
+    pairing goes by system + options, not by the run id's ending; seeds are paired."""
+    import report
+
+    runs = [_fake_run("UD_A", "swap-static-lazy", "swap", "static-lazy", False, s, 70 + s)
+            for s in (0, 1, 2)]
+    runs += [_fake_run("UD_A", "swap-dynamic-k2-p0.5", "swap", "dynamic", True, s, v)
+             for s, v in ((0, 71), (1, 70), (2, 73))]
+    runs += [_fake_run("UD_A", "attardi-degree2-static", "attardi", "static", False, 0, 60, 40.0,
+                       {"degree": 2}),
+             _fake_run("UD_A", "attardi-degree3-dynamic", "attardi", "dynamic", True, 0, 65, 50.0,
+                       {"degree": 3}),
+             _fake_run("UD_A", "spacy_parser", "spacy", None, False, 0, 66, 10.0),
+             _fake_run("UD_A", "udpipe1-swap", "udpipe1", "swap", False, 0, 80, 20.0)]
+    by_id = report.group(runs)[("UD_A", "parser")]
+    assert report.oracle_pairs(by_id) == [("swap", "dynamic-k2-p0.5", "static-lazy", 214 / 3, 71.0, 2, 3)]
+    (sentence,) = report.dynamic_vs_static(by_id)
+    assert sentence.startswith("swap: dynamic-k2-p0.5 beats static-lazy (71.33 vs 71.00")
+    assert sentence.endswith("higher in 2 of 3 paired seed(s))")
+    # across treebanks: rows on >= 2 treebanks; the best of ours among the rows with most seeds
+    runs += [dict(r, info=dict(r["info"], treebank="UD_B")) for r in runs]
+    lines = report.summary(report.group(runs))
+    text = "\n".join(lines)
+    assert "| swap: dynamic-k2-p0.5 vs static-lazy | +0.33 (2/3) | +0.33 (2/3) |" in text
+    assert "| udpipe1-swap | **80.00 / 20.0 (1)** | **80.00 / 20.0 (1)** |" in text
+    # attardi-degree3 (65, 1 seed) beats swap's mean but has fewer seeds than swap's rows
+    assert "| A | 66.00 / 10.0 | 71.33 swap-dynamic-k2-p0.5 (3) | +5.33 |" in text
+    assert report.summary(report.group(runs[:3])) == []   # one treebank: no summary

@@ -6,9 +6,12 @@ results.md: per treebank and pipeline, one row per (system, oracle): test LAS / 
 CLAS, non-projective arc precision / recall / F1 (CoNLL-18 definitions, gold words, the
 parser segments), dev LAS, parse speed (words/s of the whole pipeline on test) and
 training time, as mean ± std over seeds (std over >= 2 seeds); the best mean of each
-column per treebank in bold. Plots: las_by_system.png (LAS per system x oracle, one panel
-per treebank), learning_curves.png (dev LAS during training, static dashed / dynamic
-solid), speed_vs_las.png.
+column per treebank in bold. Across treebanks, a summary: every run id trained on two or
+more of them, each exploring oracle minus the static ones of its system (with the seeds in
+which it is higher), and the best of ours against spaCy's parser and UDPipe 1.
+Plots: las_by_system.png (LAS per system x oracle, one panel per treebank),
+learning_curves.png (dev LAS during training, static dashed / dynamic solid),
+speed_vs_las.png.
 """
 import argparse
 import json
@@ -219,31 +222,130 @@ def plots(groups, plot_dir: Path):
     return written
 
 
-def dynamic_vs_static(by_id):
-    """Sentences: where the exploring oracle beats the static one of the same system."""
-    out = []
-    systems = defaultdict(dict)
+def base_of(info):
+    """The run id without oracle and schedule: the runs that share it differ only in how
+    they were trained (matrix.run_id puts the options between system and oracle)."""
+    options = info.get("options") or {}
+    return info["system"] + "".join(f"-{k}{v}" for k, v in sorted(options.items()))
+
+
+def mean_of(rs, path, split="test"):
+    vals = [value(r, split, path) for r in rs]
+    vals = [v for v in vals if v is not None]
+    return statistics.fmean(vals) if vals else None
+
+
+def oracle_pairs(by_id):
+    """Every (exploring run, static run) of the same system and options, e.g. swap-dynamic-k2-p0.5
+    vs swap-static-lazy: [(base, dynamic label, static label, dynamic mean, static mean, seeds
+    where dynamic is higher, seeds both have)] on test LAS."""
+    families = defaultdict(dict)
     for rid, rs in by_id.items():
         info = rs[0]["info"]
-        if info["system"] == "spacy" or not rid.endswith("-" + info["oracle"]):
-            continue   # e.g. udpipe1-swap: no static/dynamic pair in its id
-        base = rid[: -len(info["oracle"]) - 1]
-        las = [value(r, "test", ("LAS", "f1")) for r in rs]
-        las = [v for v in las if v is not None]
-        if las:
-            systems[base][(info["oracle"], info.get("dynamic"))] = (statistics.fmean(las), len(las))
-    for base, oracles in systems.items():
-        static = [v for (o, d), v in oracles.items() if o == "static"]
-        if not static:
+        if info["system"] == "spacy" or info["system"] in EXTERNAL or not info.get("oracle"):
             continue
-        for (o, d), (m, n) in oracles.items():
-            if o == "static":
-                continue
-            diff = m - static[0][0]
-            verdict = "beats" if diff > 0 else ("ties" if diff == 0 else "does not beat")
-            out.append(f"{base}: {o} {verdict} static ({m:.2f} vs {static[0][0]:.2f} test LAS, "
-                       f"{diff:+.2f}; {n} seed(s))")
+        families[base_of(info)][rid] = rs
+    out = []
+    for base, members in families.items():
+        dyn = [rid for rid, rs in members.items() if rs[0]["info"].get("dynamic")]
+        static = [rid for rid, rs in members.items() if not rs[0]["info"].get("dynamic")]
+        for d in dyn:
+            for s in static:
+                dm, sm = mean_of(members[d], ("LAS", "f1")), mean_of(members[s], ("LAS", "f1"))
+                if dm is None or sm is None:
+                    continue
+                by_seed = [{r["info"]["seed"]: value(r, "test", ("LAS", "f1")) for r in members[x]}
+                           for x in (d, s)]
+                both = [k for k in by_seed[0] if k in by_seed[1]
+                        and None not in (by_seed[0][k], by_seed[1][k])]
+                wins = sum(by_seed[0][k] > by_seed[1][k] for k in both)
+                out.append((base, d[len(base) + 1:], s[len(base) + 1:], dm, sm, wins, len(both)))
     return out
+
+
+def dynamic_vs_static(by_id):
+    """Sentences: where each exploring oracle beats a static one of the same system."""
+    out = []
+    for base, d, s, dm, sm, wins, n in oracle_pairs(by_id):
+        diff = dm - sm
+        verdict = "beats" if diff > 0 else ("ties" if diff == 0 else "does not beat")
+        out.append(f"{base}: {d} {verdict} {s} ({dm:.2f} vs {sm:.2f} test LAS, {diff:+.2f}; "
+                   f"higher in {wins} of {n} paired seed(s))")
+    return out
+
+
+def summary(groups):
+    """Markdown tables across treebanks: test LAS / NP recall of every run id trained on at
+    least two of them, dynamic - static per system, and ours vs spaCy's parser and UDPipe 1."""
+    keys = list(groups)
+    if len(keys) < 2:
+        return []
+    heads = [f"{tb.replace('UD_', '')}" + ("" if pipe == "parser" else f" ({pipe})") for tb, pipe in keys]
+    lines = ["## Summary across treebanks", "",
+             "Test LAS, mean over seeds / recall of the gold non-projective arcs (seeds); best LAS "
+             "per treebank in bold. Rows trained on at least two treebanks.", "",
+             "| system-oracle | " + " | ".join(heads) + " |", "|---|" + "--:|" * len(keys)]
+    ids = sorted({rid for k in keys for rid in groups[k]},
+                 key=lambda rid: (rid != "spacy_parser", rid.startswith("udpipe1"), rid))
+    best = {k: max((mean_of(rs, ("LAS", "f1")) or -1) for rs in groups[k].values()) for k in keys}
+    for rid in ids:
+        if sum(rid in groups[k] for k in keys) < 2:
+            continue
+        cells = []
+        for k in keys:
+            rs = groups[k].get(rid)
+            las = mean_of(rs, ("LAS", "f1")) if rs else None
+            if las is None:
+                cells.append("")
+                continue
+            np_r = mean_of(rs, ("NonProjArcs", "recall"))
+            text = f"{las:.2f} / {'–' if np_r is None else f'{np_r:.1f}'} ({len(rs)})"
+            cells.append(f"**{text}**" if las == best[k] else text)
+        lines.append(f"| {rid} | " + " | ".join(cells) + " |")
+    lines += ["", "Exploring (dynamic) minus static oracle of the same system, test LAS (seeds where the "
+              "dynamic run is higher / seeds both have):", "",
+              "| system: dynamic vs static | " + " | ".join(heads) + " |", "|---|" + "--:|" * len(keys)]
+    pairs = {k: {(b, d, s): (dm - sm, w, n) for b, d, s, dm, sm, w, n in oracle_pairs(groups[k])}
+             for k in keys}
+    for pair in sorted({p for k in keys for p in pairs[k]}):
+        if sum(pair in pairs[k] for k in keys) < 2:
+            continue
+        cells = [f"{pairs[k][pair][0]:+.2f} ({pairs[k][pair][1]}/{pairs[k][pair][2]})" if pair in pairs[k]
+                 else "" for k in keys]
+        lines.append(f"| {pair[0]}: {pair[1]} vs {pair[2]} | " + " | ".join(cells) + " |")
+    lines += ["", "Ours against spaCy's parser (pseudo-projective lifting) and UDPipe 1, test set "
+              "(LAS / NP R; of ours, the rows with the most seeds; UDPipe 1 with its beam, greedy in "
+              "brackets):", "",
+              "| treebank | spaCy parser | best LAS of ours | Δ LAS | best NP R of ours | UDPipe 1 best |",
+              "|---|--:|---|--:|---|--:|"]
+    for k, head in zip(keys, heads):
+        by_id = groups[k]
+        stock = by_id.get("spacy_parser")
+        s_las = mean_of(stock, ("LAS", "f1")) if stock else None
+        s_np = mean_of(stock, ("NonProjArcs", "recall")) if stock else None
+        ours = {rid: rs for rid, rs in by_id.items()
+                if rs[0]["info"]["system"] not in EXTERNAL and rid != "spacy_parser"}
+        if not ours or s_las is None:
+            continue
+        # a one-seed side experiment is no match for a mean over seeds: rows with the most seeds
+        most = max(len(rs) for rs in ours.values())
+        ours = {rid: rs for rid, rs in ours.items() if len(rs) == most}
+        las = {rid: mean_of(rs, ("LAS", "f1")) for rid, rs in ours.items()}
+        nps = {rid: mean_of(rs, ("NonProjArcs", "recall")) for rid, rs in ours.items()}
+        b = max((r for r in las if las[r] is not None), key=las.get)
+        n = max((r for r in nps if nps[r] is not None), key=nps.get, default=None)
+        peers = {rid: rs for rid, rs in by_id.items() if rs[0]["info"]["system"] in EXTERNAL}
+        peer = ""
+        if peers:
+            p = max(peers, key=lambda r: mean_of(peers[r], ("LAS", "f1")) or -1)
+            g = mean_of(peers[p], ("greedy", "LAS", "f1"))
+            p_np = mean_of(peers[p], ("NonProjArcs", "recall"))
+            peer = (f"{mean_of(peers[p], ('LAS', 'f1')):.2f}" + (f" ({g:.2f})" if g is not None else "")
+                    + (f" / {p_np:.1f}" if p_np is not None else "") + f" {p}")
+        s_text = f"{s_las:.2f}" + (f" / {s_np:.1f}" if s_np is not None else "")
+        n_text = f"{nps[n]:.1f} {n}" if n else "–"
+        lines.append(f"| {head} | {s_text} | {las[b]:.2f} {b} ({most}) | {las[b] - s_las:+.2f} | {n_text} | {peer} |")
+    return lines + [""]
 
 
 def versus_spacy(by_id):
@@ -252,23 +354,18 @@ def versus_spacy(by_id):
     if not stock:
         return []
 
-    def mean(rs, path):
-        vals = [value(r, "test", path) for r in rs]
-        vals = [v for v in vals if v is not None]
-        return statistics.fmean(vals) if vals else None
-
-    s_las, s_np = mean(stock, ("LAS", "f1")), mean(stock, ("NonProjArcs", "recall"))
+    s_las, s_np = mean_of(stock, ("LAS", "f1")), mean_of(stock, ("NonProjArcs", "recall"))
     out = []
     for rid, rs in by_id.items():
         if rid == "spacy_parser":
             continue
-        las, np_r = mean(rs, ("LAS", "f1")), mean(rs, ("NonProjArcs", "recall"))
+        las, np_r = mean_of(rs, ("LAS", "f1")), mean_of(rs, ("NonProjArcs", "recall"))
         if las is None or s_las is None:
             continue
         text = f"{rid}: LAS {las - s_las:+.2f}"
         if np_r is not None and s_np is not None:
             text += f", non-projective arc recall {np_r - s_np:+.1f} ({np_r:.1f} vs {s_np:.1f})"
-        g_las, g_np = mean(rs, ("greedy", "LAS", "f1")), mean(rs, ("greedy", "NonProjArcs", "recall"))
+        g_las, g_np = mean_of(rs, ("greedy", "LAS", "f1")), mean_of(rs, ("greedy", "NonProjArcs", "recall"))
         if g_las is not None:      # UDPipe 1: the same model decoded greedily, like the spaCy parsers
             text += f"; greedy (beam_search=1): LAS {g_las:.2f} ({g_las - s_las:+.2f})"
             if g_np is not None and s_np is not None:
@@ -312,6 +409,7 @@ def main(argv=None):
                   "words/s include its tagger, "
                   "its train time includes training the tagger, and its training is deterministic "
                   "(one run). See run.json of each for the exact UDPipe options.", ""]
+    lines += summary(groups)
     for (tb, pipe), by_id in groups.items():
         lines += [f"## {tb} ({pipe} pipeline)", ""]
         tbl, _ = table(by_id)
