@@ -138,8 +138,12 @@ def plots(groups, plot_dir: Path):
     if not keys:
         return written
     # 1. LAS by system x oracle, one panel per treebank (and pipeline)
-    fig, axes = plt.subplots(1, len(keys), figsize=(4.5 * len(keys), 4.2), squeeze=False)
-    for ax, key in zip(axes[0], keys):
+    ncols = min(3, len(keys))       # panels in rows of 3: six treebank panels in one row are unreadable
+    nrows = math.ceil(len(keys) / ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(6 * ncols, 5 * nrows), squeeze=False)
+    for ax in axes.flat[len(keys):]:
+        ax.set_visible(False)
+    for ax, key in zip(axes.flat, keys):
         ids = list(groups[key])
         vals = [[value(r, "test", ("LAS", "f1")) for r in groups[key][i]] for i in ids]
         means = [statistics.fmean([v for v in vs if v is not None] or [0]) for vs in vals]
@@ -162,9 +166,11 @@ def plots(groups, plot_dir: Path):
     plt.close(fig)
     written.append(plot_dir / "las_by_system.png")
     # 2. learning curves
-    fig, axes = plt.subplots(1, len(keys), figsize=(5 * len(keys), 4), squeeze=False)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(6 * ncols, 5 * nrows), squeeze=False)
+    for ax in axes.flat[len(keys):]:
+        ax.set_visible(False)
     cmap = plt.get_cmap("tab10")
-    for ax, key in zip(axes[0], keys):
+    for ax, key in zip(axes.flat, keys):
         systems = sorted({r["info"]["system"] for rs in groups[key].values() for r in rs})
         for rid, rs in groups[key].items():
             for r in rs:
