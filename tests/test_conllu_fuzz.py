@@ -141,7 +141,11 @@ def edit_column(r, sentences, kinds, column_choices, values) -> Tuple[bytes, Tup
 def drop_column(r, sentences):
     items = all_items(sentences)
     i = pick(r, items, ("word", "mwt", "empty"))
-    del items[i][1][r.randrange(10)]
+    cols = items[i][1]
+    k = r.randrange(10)
+    if k == 0 and cols[1].startswith("#"):
+        k = 1   # without its ID a line whose FORM starts with '#' is a valid comment line
+    del cols[k]
     return to_bytes(items), (i + 1, i + 1)
 
 
