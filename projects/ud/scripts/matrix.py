@@ -63,9 +63,13 @@ class Run:
         return out
 
 
+def run_base(system: str, options: Dict[str, object]) -> str:
+    """The run id without its oracle: runs that share it differ only in how they train."""
+    return system + "".join(f"-{k}{v}" for k, v in sorted(options.items()))
+
+
 def run_id(system: str, oracle: str, options: Dict[str, object]) -> str:
-    extra = "".join(f"-{k}{v}" for k, v in sorted(options.items()))
-    return f"{system}{extra}-{oracle}"
+    return f"{run_base(system, options)}-{oracle}"
 
 
 def make_run(system: str, oracle: Optional[str] = None, options=None) -> Run:

@@ -20,6 +20,7 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
+from matrix import run_base
 from udproj import PROJECT, versions
 
 COLUMNS = [  # (header, eval split, path in the eval JSON, decimals)
@@ -126,6 +127,17 @@ def curve(run):
     return out
 
 
+def panel_grid(plt, n: int):
+    """A figure with n panels in rows of 3 (six treebank panels in one row are unreadable);
+    the unused cells of the last row are hidden. Returns (figure, the n axes)."""
+    ncols = min(3, n)
+    nrows = math.ceil(n / ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(6 * ncols, 5 * nrows), squeeze=False)
+    for ax in axes.flat[n:]:
+        ax.set_visible(False)
+    return fig, list(axes.flat[:n])
+
+
 def plots(groups, plot_dir: Path):
     import matplotlib
 
@@ -138,12 +150,8 @@ def plots(groups, plot_dir: Path):
     if not keys:
         return written
     # 1. LAS by system x oracle, one panel per treebank (and pipeline)
-    ncols = min(3, len(keys))       # panels in rows of 3: six treebank panels in one row are unreadable
-    nrows = math.ceil(len(keys) / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(6 * ncols, 5 * nrows), squeeze=False)
-    for ax in axes.flat[len(keys):]:
-        ax.set_visible(False)
-    for ax, key in zip(axes.flat, keys):
+    fig, axes = panel_grid(plt, len(keys))
+    for ax, key in zip(axes, keys):
         ids = list(groups[key])
         vals = [[value(r, "test", ("LAS", "f1")) for r in groups[key][i]] for i in ids]
         means = [statistics.fmean([v for v in vs if v is not None] or [0]) for vs in vals]
@@ -166,11 +174,9 @@ def plots(groups, plot_dir: Path):
     plt.close(fig)
     written.append(plot_dir / "las_by_system.png")
     # 2. learning curves
-    fig, axes = plt.subplots(nrows, ncols, figsize=(6 * ncols, 5 * nrows), squeeze=False)
-    for ax in axes.flat[len(keys):]:
-        ax.set_visible(False)
+    fig, axes = panel_grid(plt, len(keys))
     cmap = plt.get_cmap("tab10")
-    for ax, key in zip(axes.flat, keys):
+    for ax, key in zip(axes, keys):
         systems = sorted({r["info"]["system"] for rs in groups[key].values() for r in rs})
         for rid, rs in groups[key].items():
             for r in rs:
@@ -228,13 +234,6 @@ def plots(groups, plot_dir: Path):
     return written
 
 
-def base_of(info):
-    """The run id without oracle and schedule: the runs that share it differ only in how
-    they were trained (matrix.run_id puts the options between system and oracle)."""
-    options = info.get("options") or {}
-    return info["system"] + "".join(f"-{k}{v}" for k, v in sorted(options.items()))
-
-
 def mean_of(rs, path, split="test"):
     vals = [value(r, split, path) for r in rs]
     vals = [v for v in vals if v is not None]
@@ -250,7 +249,7 @@ def oracle_pairs(by_id):
         info = rs[0]["info"]
         if info["system"] == "spacy" or info["system"] in EXTERNAL or not info.get("oracle"):
             continue
-        families[base_of(info)][rid] = rs
+        families[run_base(info["system"], info.get("options") or {})][rid] = rs
     out = []
     for base, members in families.items():
         dyn = [rid for rid, rs in members.items() if rs[0]["info"].get("dynamic")]
