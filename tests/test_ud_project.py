@@ -224,6 +224,19 @@ def test_udpipe_peer_trains_parses_and_scores(tmp_path):
     assert proj["NonProjArcs"]["system"] == 0 and proj["NonProjArcs"]["recall"] == 0
     with_dev = json.loads((out / "UD_Tiny-Dev" / "parser" / "udpipe1-swap-s0" / "run.json").read_text())
     assert with_dev["udpipe"]["heldout_select"] == "all" and with_dev["udpipe"]["train_sentences"] == 60
+    # --limit / --dev-limit: the first Examples (Docs of 10 sentences) as run_matrix.py trains on;
+    # dev and test are still scored in full; a run trained on other data is not silently reused
+    limited = tmp_path / "limited"
+    main(["--treebank", "UD_Tiny-Dev", "--variant", "swap", "--limit", "3", "--dev-limit", "0"]
+         + fast[:-1] + [str(limited)])
+    run = limited / "UD_Tiny-Dev" / "parser" / "udpipe1-swap-s0"
+    info = json.loads((run / "run.json").read_text())
+    assert info["settings"] == {"limit": 3, "dev_limit": 0}
+    assert info["udpipe"]["train_sentences"] == 30 and info["udpipe"]["heldout_sentences"] == 9
+    assert [s.sent_id for s in read_conllu(run / "train.conllu")] == [f"s{k}" for k in range(30)]
+    assert json.loads((run / "eval_test.json").read_text())["sentences"] == 12
+    with pytest.raises(SystemExit, match="was trained with"):
+        main(["--treebank", "UD_Tiny-Dev", "--variant", "swap", "--limit", "2"] + fast[:-1] + [str(limited)])
     # report.py picks the runs up as any other
     groups = report.group([r for r in report.load_runs(out) if r["test"] is not None])
     assert set(groups[("UD_Tiny-NoDev", "parser")]) == {"udpipe1-swap", "udpipe1-projective-dynamic"}

@@ -26,6 +26,11 @@ is scored with spacy_dynoracle.evaluate like evaluate_run.py: eval_{dev,test}.js
 the same keys, "speed" = tagger + parser time (excluding reading and writing) over a
 second pass.
 
+--limit / --dev-limit take the same values as run_matrix.py's (training / dev Examples,
+i.e. Docs of N_SENTS sentences; 0 = all) and train on the same first sentences, so a
+protocol that trains spaCy on part of a treebank (English-EWT: --limit 200 --dev-limit 100)
+gives UDPipe the same part; dev and test are still scored in full, as for the spaCy runs.
+
 Output: <output>/<treebank>/<pipeline>/udpipe1-<variant>-s0/ with model.udpipe,
 udpipe_train.log (UDPipe's progress, also echoed to stderr), run.json (system "udpipe1",
 the exact UDPipe options, training time, versions), pred_*.conllu and eval_*.json.
@@ -58,6 +63,7 @@ VARIANTS = {
 }
 PARSE_DEFAULT = "beam_search=5"   # model_morphodita_parsito::parse when no option is given
 GREEDY = "beam_search=1"
+N_SENTS = 10      # sentences per training Example in configs/*.cfg ([corpora] n_sents)
 BLANKED = ("LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS")
 _COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
 
@@ -162,20 +168,33 @@ def heldout_curve(log_lines):
     return curve
 
 
+def first_examples(sentences, limit):
+    """The sentences of the first `limit` training Examples (Docs of N_SENTS sentences,
+    as the corpus reader groups them; 0 = all)."""
+    return sentences[:limit * N_SENTS] if limit else sentences
+
+
 def train(treebank, variant, out: Path, *, ud_root=None, pipeline="parser", tagger="",
-          parser_extra="", force=False):
+          parser_extra="", force=False, limit=0, dev_limit=0):
     from spacy_dynoracle.corpus import read_sentences
 
     files = treebank_files(treebank, ud_root)
+    if limit < 0 or dev_limit < 0:
+        raise SystemExit(f"--limit and --dev-limit must be >= 0 (got {limit}, {dev_limit})")
     if (out / "run.json").exists() and (out / "model.udpipe").exists() and not force:
+        info = json.loads((out / "run.json").read_text())
+        trained = info.get("settings", {"limit": 0, "dev_limit": 0})
+        if trained != {"limit": limit, "dev_limit": dev_limit}:
+            raise SystemExit(f"{out} was trained with {trained}, not limit={limit}, "
+                             f"dev_limit={dev_limit}: another --output, or --force to retrain")
         print(f"trained already: {out} (--force to retrain)", flush=True)
-        return json.loads((out / "run.json").read_text())
+        return info
     out.mkdir(parents=True, exist_ok=True)
     for stale in out.glob("eval_*.json"):
         stale.unlink()
     train_select, heldout_path, heldout_select = carve(files)
-    train_sents = list(read_sentences(files["train"], select=train_select))
-    heldout_sents = list(read_sentences(heldout_path, select=heldout_select))
+    train_sents = first_examples(list(read_sentences(files["train"], select=train_select)), limit)
+    heldout_sents = first_examples(list(read_sentences(heldout_path, select=heldout_select)), dev_limit)
     (out / "train.conllu").write_text(conllu_text(train_sents), encoding="utf-8")
     (out / "heldout.conllu").write_text(conllu_text(heldout_sents), encoding="utf-8")
     parser = parser_options(variant, parser_extra)
@@ -207,6 +226,7 @@ def train(treebank, variant, out: Path, *, ud_root=None, pipeline="parser", tagg
         "oracle": popts.get("transition_oracle", ""),
         "dynamic": popts.get("transition_oracle") == "dynamic",
         "options": {"variant": variant, **popts}, "seed": 0,
+        "settings": {"limit": limit, "dev_limit": dev_limit},
         "train_seconds": round(seconds, 1), "train_cpu_seconds": round(cpu, 1),
         "command": shlex.join([sys.executable] + sys.argv),
         "udpipe": {"method": METHOD, "tokenizer": TOKENIZER, "tagger": tagger, "parser": parser,
@@ -346,6 +366,11 @@ def main(argv=None):
     ap.add_argument("--output", type=Path, default=PROJECT / "training")
     ap.add_argument("--parse-options", default="",
                     help=f"UDPipe parse options for dev/test (default: UDPipe's, {PARSE_DEFAULT})")
+    ap.add_argument("--limit", type=int, default=0,
+                    help="train on the first LIMIT training Examples of run_matrix.py "
+                         f"(Docs of {N_SENTS} sentences; 0 = all)")
+    ap.add_argument("--dev-limit", type=int, default=0,
+                    help="hold out the first DEV_LIMIT dev Examples for early stopping (0 = all)")
     ap.add_argument("--force", action="store_true", help="retrain and re-evaluate")
     ap.add_argument("--reevaluate", action="store_true", help="re-parse and re-score, no retraining")
     args = ap.parse_args(argv)
@@ -354,7 +379,8 @@ def main(argv=None):
             parser_options(variant)     # fail early on a typo
             out = run_dir(args.output, treebank, args.pipeline, run_id(variant), 0)
             train(treebank, variant, out, ud_root=args.ud_root, pipeline=args.pipeline,
-                  tagger=args.tagger_options, parser_extra=args.parser_options, force=args.force)
+                  tagger=args.tagger_options, parser_extra=args.parser_options, force=args.force,
+                  limit=args.limit, dev_limit=args.dev_limit)
             evaluate(out, ud_root=args.ud_root, force=args.force or args.reevaluate,
                      options=args.parse_options)
 
