@@ -115,6 +115,29 @@ def test_explicit_schedule_is_part_of_a_dynamic_runs_id():
     static = matrix.Run("swap-static-lazy", "swap", "static-lazy", False)
     assert with_schedule(static, 2, 0.5).id == "swap-static-lazy"
 
+
+def test_a_dynamic_run_that_would_never_explore_is_named(capsys):
+    """Exploration starts at 0-based epoch k: 2 epochs with k = 2 never explore (the old
+    English-EWT protocol), and the system's default schedule counts when no k is given."""
+    import matrix
+    import run_matrix
+    from train_one import never_explores
+    from spacy_dynoracle import get_system_class
+
+    dyn = matrix.make_run("swap", "dynamic")
+    assert "never explores" in never_explores(dyn, 2, 2, 0.5)
+    assert never_explores(dyn, 3, 2, 0.5) is None
+    assert "explore_prob is 0" in never_explores(dyn, 10, 1, 0.0)
+    k = get_system_class("swap").default_schedule[0]
+    assert (never_explores(dyn, k) is None) is False and never_explores(dyn, k + 1) is None
+    assert never_explores(dyn, 0, 5, 0.5) is None                    # no epoch limit
+    assert never_explores(matrix.make_run("swap", "static-lazy"), 1, 5) is None
+    assert never_explores(matrix.make_run("spacy"), 1, 5) is None
+    run_matrix.main(["--treebanks", "UD_X", "--epochs", "2", "--explore-after", "2", "--dry-run",
+                     "--run", "swap:dynamic", "--run", "arc_hybrid:static"])
+    out = capsys.readouterr().out
+    assert "warning: swap-dynamic-k2 never explores" in out and "arc_hybrid-static never" not in out
+
 # ----------------------------------------------------------------------------- UDPipe 1
 
 def _tiny_sentence(rng, k):

@@ -71,6 +71,12 @@ def main(argv=None):
             for seed in seeds for run in runs]
     print(f"{len(jobs)} runs: {len(csv(args.treebanks))} treebanks x {len(csv(args.pipelines))} "
           f"pipelines x {len(runs)} (system, oracle) x {len(seeds)} seeds", flush=True)
+    from train_one import never_explores
+
+    for run in runs:
+        why = never_explores(run, args.epochs, args.explore_after, args.explore_prob)
+        if why:
+            print(f"warning: {why}", flush=True)
     if args.dry_run:
         for tb, pipe, run, seed in jobs:
             print(f"{tb} {pipe} {run.id} seed {seed}")

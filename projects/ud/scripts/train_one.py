@@ -89,6 +89,26 @@ def with_schedule(run: Run, explore_after=None, explore_prob=None) -> Run:
     return dataclasses.replace(run, id=run.id + suffix)
 
 
+def never_explores(run: Run, epochs: int, explore_after=None, explore_prob=None):
+    """Why a dynamic run would never follow its model (None if it explores): exploration
+    starts at 0-based epoch k, so k >= epochs (e.g. --epochs 2 with a (2, 0.5) schedule) or
+    p = 0 trains on the oracle's zero-cost sets along the gold path only. That is a valid
+    experiment (--explore-after 5), but easy to run by accident when epochs are cut."""
+    if run.system == "spacy" or not run.dynamic:
+        return None
+    from spacy_dynoracle import get_system_class
+
+    default_k, default_p = get_system_class(run.system).default_schedule
+    k = default_k if explore_after is None else explore_after
+    p = default_p if explore_prob is None else explore_prob
+    if p <= 0:
+        return f"{run.id} never explores: explore_prob is 0"
+    if epochs > 0 and k >= epochs:
+        return (f"{run.id} never explores: exploration starts at epoch {k} (0-based) "
+                f"and training stops after {epochs} epochs")
+    return None
+
+
 def train(run: Run, treebank: str, *, output=PROJECT / "training", pipeline="parser", seed=0,
           ud_root=None, force=False, **kwargs) -> Path:
     files = treebank_files(treebank, ud_root)
@@ -97,6 +117,10 @@ def train(run: Run, treebank: str, *, output=PROJECT / "training", pipeline="par
     if (out / "run.json").exists() and not force:
         print(f"done already: {out} (--force to retrain)", flush=True)
         return out
+    why = never_explores(run, kwargs.get("epochs", 10), kwargs.get("explore_after"),
+                         kwargs.get("explore_prob"))
+    if why:
+        print(f"warning: {why}", file=sys.stderr, flush=True)
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
