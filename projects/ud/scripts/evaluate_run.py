@@ -8,6 +8,12 @@ spacy_dynoracle.evaluate.evaluate_docs (without the per-label table) plus
 "speed": {"words", "seconds", "words_per_s"} of nlp.pipe over the same Docs and
 "cpu_seconds", "words_per_cpu_s" (process CPU time, robust on a shared machine) of a second,
 timed pass after the scored one, the model used and the data.
+
+With --gold-sents the gold sentence boundaries are preset on the input Docs (the parser
+must respect them, as UDPipe 1 parses one gold sentence at a time) and the scores go to
+eval_<split>_gold_sents.json, without the timed pass; --splits test scores only test.
+
+    python scripts/evaluate_run.py --gold-sents --splits test training/*/*/parser/*-s[0-9]
 """
 import argparse
 import json
@@ -29,18 +35,22 @@ def tagging_accuracy(gold, pred) -> dict:
     return out
 
 
-def evaluate(nlp, path, select="all", n_sents=10, batch_size=64):
+def evaluate(nlp, path, select="all", n_sents=10, batch_size=64, gold_sents=False):
     from spacy_dynoracle.conllu_io import sentences_to_docs, words_only_copy
     from spacy_dynoracle.corpus import read_sentences
     from spacy_dynoracle.evaluate import evaluate_docs
 
     sentences = list(read_sentences(path, select=select))
     gold = list(sentences_to_docs(nlp.vocab, sentences, n_sents, keep_source=False))
-    inputs = [words_only_copy(doc) for doc in gold]
+    inputs = [words_only_copy(doc, sent_starts=gold_sents) for doc in gold]
     pred = list(nlp.pipe(inputs, batch_size=batch_size))
     result = evaluate_docs(gold, pred)
     result.pop("PerLabel", None)
     result.update(tagging_accuracy(gold, pred))
+    result["settings"] = {"data": str(path), "select": select, "n_sents": n_sents,
+                          "gold_sents": gold_sents}
+    if gold_sents:      # scores only: the speed of record is that of the parser segmenting
+        return result
     inputs = [words_only_copy(doc) for doc in gold]
     start, cpu = time.perf_counter(), time.process_time()
     for _ in nlp.pipe(inputs, batch_size=batch_size):
@@ -50,32 +60,41 @@ def evaluate(nlp, path, select="all", n_sents=10, batch_size=64):
     result["speed"] = {"words": n_words, "seconds": round(seconds, 3),
                        "words_per_s": round(n_words / seconds, 1),
                        "cpu_seconds": round(cpu, 3), "words_per_cpu_s": round(n_words / cpu, 1)}
-    result["settings"] = {"data": str(path), "select": select, "n_sents": n_sents,
-                          "gold_sents": False}
     return result
 
 
-def evaluate_run(folder: Path, ud_root=None, model="model-best", force=False):
+def eval_path(folder: Path, split: str, gold_sents=False) -> Path:
+    return Path(folder) / f"eval_{split}{'_gold_sents' if gold_sents else ''}.json"
+
+
+def evaluate_run(folder: Path, ud_root=None, model="model-best", force=False, gold_sents=False,
+                 splits=("dev", "test")):
     import spacy
 
     folder = Path(folder)
     info = json.loads((folder / "run.json").read_text())
+    if info.get("system") == "udpipe1":
+        print(f"skipped {folder}: a UDPipe run (scripts/udpipe_peer.py scores it, from gold "
+              f"sentences already)", flush=True)
+        return
     files = treebank_files(info["treebank"], ud_root)
     todo = {"dev": dev_source(files), "test": (files["test"], "all")}
     nlp = None
-    for split, (path, select) in todo.items():
-        out = folder / f"eval_{split}.json"
+    for split in splits:
+        path, select = todo[split]
+        out = eval_path(folder, split, gold_sents)
         if path is None or (out.exists() and not force):
             continue
         if nlp is None:
             nlp = spacy.load(folder / model)
-        result = evaluate(nlp, path, select=select)
+        result = evaluate(nlp, path, select=select, gold_sents=gold_sents)
         result["model"] = str(folder / model)
         write_json(out, result)
-        print(f"{folder.name} {split}: UAS {result['UAS']['f1']:.2f} LAS {result['LAS']['f1']:.2f} "
-              f"CLAS {result['CLAS']['f1']:.2f} ({result['speed']['words_per_s']:,.0f} words/s, "
-              f"{result['speed']['words_per_cpu_s']:,.0f} per CPU second)",
-              flush=True)
+        speed = result.get("speed")
+        print(f"{folder.name} {split}{' (gold sentences)' if gold_sents else ''}: "
+              f"UAS {result['UAS']['f1']:.2f} LAS {result['LAS']['f1']:.2f} CLAS {result['CLAS']['f1']:.2f}"
+              + (f" ({speed['words_per_s']:,.0f} words/s, {speed['words_per_cpu_s']:,.0f} per CPU second)"
+                 if speed else ""), flush=True)
 
 
 def main(argv=None):
@@ -91,7 +110,13 @@ def main(argv=None):
     ap.add_argument("--ud-root", default=None)
     ap.add_argument("--model", default="model-best")
     ap.add_argument("--force", action="store_true")
+    ap.add_argument("--gold-sents", action="store_true",
+                    help="preset the gold sentence boundaries; writes eval_<split>_gold_sents.json")
+    ap.add_argument("--splits", default="dev,test", help="dev,test (default) or one of them")
     args = ap.parse_args(argv)
+    splits = [s for s in args.splits.split(",") if s]
+    if not splits or set(splits) - {"dev", "test"}:
+        ap.error(f"--splits: dev and/or test, not {args.splits!r}")
     runs = list(args.runs)
     if args.treebank:
         from matrix import make_run
@@ -102,7 +127,8 @@ def main(argv=None):
     if not runs:
         ap.error("give run folders or --treebank/--system/--oracle")
     for folder in runs:
-        evaluate_run(folder, args.ud_root, args.model, args.force)
+        evaluate_run(folder, args.ud_root, args.model, args.force, gold_sents=args.gold_sents,
+                     splits=splits)
 
 
 if __name__ == "__main__":
