@@ -72,6 +72,9 @@ def evaluate_run(folder: Path, ud_root=None, model="model-best", force=False, go
     import spacy
 
     folder = Path(folder)
+    if not (folder / "run.json").exists():     # still training, or a failed run
+        print(f"skipped {folder}: no run.json (not trained yet)", flush=True)
+        return
     info = json.loads((folder / "run.json").read_text())
     if info.get("system") == "udpipe1":
         print(f"skipped {folder}: a UDPipe run (scripts/udpipe_peer.py scores it, from gold "
