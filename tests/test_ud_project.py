@@ -303,3 +303,45 @@ def test_report_pairs_every_exploring_oracle_with_the_static_ones_of_its_system(
     # attardi-degree3 (65, 1 seed) beats swap's mean but has fewer seeds than swap's rows
     assert "| A | 66.00 / 10.0 | 71.33 swap-dynamic-k2-p0.5 (3) | +5.33 |" in text
     assert report.summary(report.group(runs[:3])) == []   # one treebank: no summary
+    # without gold-sentence scores the gold-sentence comparison has no row of ours
+    assert "| A | 66.00 / 10.0 | 71.33 swap-dynamic-k2-p0.5 (3) | +5.33 |" in text
+
+
+def test_report_scores_with_gold_sentences_beside_the_segmenting_ones(tmp_path):
+    """eval_test_gold_sents.json (evaluate_run.py --gold-sents) is read beside eval_test.json;
+    UDPipe 1, which parses gold sentences, counts as scored both ways; the summary compares
+    ours, spaCy's parser and UDPipe under each condition."""
+    import json
+
+    import report
+
+    def write(tb, rid, system, las, gold_las=None, sent_f1=None):
+        folder = tmp_path / tb / "parser" / f"{rid}-s0"
+        folder.mkdir(parents=True)
+        info = {"treebank": tb, "pipeline": "parser", "run": rid, "system": system,
+                "oracle": None if system != "arc_hybrid" else "dynamic",
+                "dynamic": system == "arc_hybrid", "options": {}, "seed": 0}
+        (folder / "run.json").write_text(json.dumps(info))
+        test = {"LAS": {"f1": las}, "NonProjArcs": {"recall": None}}
+        if sent_f1 is not None:
+            test["Sentences"] = {"f1": sent_f1}
+        (folder / "eval_test.json").write_text(json.dumps(test))
+        if gold_las is not None:
+            (folder / "eval_test_gold_sents.json").write_text(
+                json.dumps({"LAS": {"f1": gold_las}, "NonProjArcs": {"recall": None}}))
+
+    for tb in ("UD_A", "UD_B"):
+        write(tb, "spacy_parser", "spacy", 60, 61, 90.0)
+        write(tb, "arc_hybrid-dynamic", "arc_hybrid", 59, 63, 50.0)
+        write(tb, "udpipe1-swap", "udpipe1", 70, sent_f1=100.0)
+    runs = report.load_runs(tmp_path)
+    udpipe = [r for r in runs if r["info"]["system"] == "udpipe1"][0]
+    assert udpipe["test_gold_sents"] is udpipe["test"]
+    text = "\n".join(report.summary(report.group(runs)))
+    assert "| arc_hybrid-dynamic | 63.00 / 50.0 (1) | 63.00 / 50.0 (1) |" in text
+    segmenting, gold = text.split("gold sentence boundaries preset, as UDPipe 1 parses")
+    assert "| A | 60.00 | 59.00 arc_hybrid-dynamic (1) | -1.00 |" in segmenting
+    assert "| A | 61.00 | 63.00 arc_hybrid-dynamic (1) | +2.00 |" in gold
+    assert "70.00 udpipe1-swap" in gold
+    lines, means = report.table(report.group(runs)[("UD_A", "parser")])
+    assert means["LAS gold sents"]["arc_hybrid-dynamic"] == 63 and means["sent F1"]["spacy_parser"] == 90

@@ -4,7 +4,9 @@
 
 results.md: per treebank and pipeline, one row per (system, oracle): test LAS / UAS /
 CLAS, non-projective arc precision / recall / F1 (CoNLL-18 definitions, gold words, the
-parser segments), dev LAS, parse speed (words/s of the whole pipeline on test) and
+parser segments), dev LAS, test LAS with the gold sentence boundaries preset
+(scripts/evaluate_run.py --gold-sents; the condition UDPipe 1 parses in) and the F1 of the
+sentences the parser makes when it segments, parse speed (words/s of the whole pipeline on test) and
 training time, as mean ± std over seeds (std over >= 2 seeds); the best mean of each
 column per treebank in bold. Across treebanks, a summary: every run id trained on two or
 more of them, each exploring oracle minus the static ones of its system (with the seeds in
@@ -31,6 +33,8 @@ COLUMNS = [  # (header, eval split, path in the eval JSON, decimals)
     ("NP R", "test", ("NonProjArcs", "recall"), 1),
     ("NP F1", "test", ("NonProjArcs", "f1"), 1),
     ("dev LAS", "dev", ("LAS", "f1"), 2),
+    ("LAS gold sents", "test_gold_sents", ("LAS", "f1"), 2),
+    ("sent F1", "test", ("Sentences", "f1"), 1),
     ("words/s", "test", ("speed", "words_per_cpu_s"), 0),
     ("train CPU s", "run", ("train_cpu_seconds",), 0),
     ("train s", "run", ("train_seconds",), 0),
@@ -52,9 +56,11 @@ def load_runs(output: Path):
     for info_path in sorted(Path(output).glob("*/*/*/run.json")):
         folder = info_path.parent
         run = {"info": json.loads(info_path.read_text()), "folder": folder}
-        for split in ("dev", "test"):
+        for split in ("dev", "test", "test_gold_sents"):
             path = folder / f"eval_{split}.json"
             run[split] = json.loads(path.read_text()) if path.exists() else None
+        if run["info"].get("system") in EXTERNAL:   # UDPipe 1 parses from gold sentences
+            run["test_gold_sents"] = run["test"]
         log = folder / "train_log.jsonl"
         run["log"] = [json.loads(line) for line in log.read_text().splitlines() if line.strip()] \
             if log.exists() else []
@@ -63,7 +69,7 @@ def load_runs(output: Path):
 
 
 def value(run, split, path):
-    source = run["info"] if split == "run" else run[split]
+    source = run["info"] if split == "run" else run.get(split)
     return dig(source, path)
 
 
@@ -288,25 +294,12 @@ def summary(groups):
     heads = [f"{tb.replace('UD_', '')}" + ("" if pipe == "parser" else f" ({pipe})") for tb, pipe in keys]
     lines = ["## Summary across treebanks", "",
              "Test LAS, mean over seeds / recall of the gold non-projective arcs (seeds); best LAS "
-             "per treebank in bold. Rows trained on at least two treebanks.", "",
-             "| system-oracle | " + " | ".join(heads) + " |", "|---|" + "--:|" * len(keys)]
-    ids = sorted({rid for k in keys for rid in groups[k]},
-                 key=lambda rid: (rid != "spacy_parser", rid.startswith("udpipe1"), rid))
-    best = {k: max((mean_of(rs, ("LAS", "f1")) or -1) for rs in groups[k].values()) for k in keys}
-    for rid in ids:
-        if sum(rid in groups[k] for k in keys) < 2:
-            continue
-        cells = []
-        for k in keys:
-            rs = groups[k].get(rid)
-            las = mean_of(rs, ("LAS", "f1")) if rs else None
-            if las is None:
-                cells.append("")
-                continue
-            np_r = mean_of(rs, ("NonProjArcs", "recall"))
-            text = f"{las:.2f} / {'–' if np_r is None else f'{np_r:.1f}'} ({len(rs)})"
-            cells.append(f"**{text}**" if las == best[k] else text)
-        lines.append(f"| {rid} | " + " | ".join(cells) + " |")
+             "per treebank in bold. Rows trained on at least two treebanks.", ""]
+    lines += across(groups, keys, heads, ("LAS", "f1"), "test", ("NonProjArcs", "recall"), "test", 1)
+    lines += ["", "The same runs with the gold sentence boundaries preset (the parser only attaches; "
+              "UDPipe 1 is always scored so) / the F1 of the sentences each parser makes when it "
+              "segments the Docs of 10 sentences itself, as in the table above (seeds):", ""]
+    lines += across(groups, keys, heads, ("LAS", "f1"), "test_gold_sents", ("Sentences", "f1"), "test", 1)
     lines += ["", "Exploring (dynamic) minus static oracle of the same system, test LAS (seeds where the "
               "dynamic run is higher / seeds both have):", "",
               "| system: dynamic vs static | " + " | ".join(heads) + " |", "|---|" + "--:|" * len(keys)]
@@ -318,16 +311,49 @@ def summary(groups):
         cells = [f"{pairs[k][pair][0]:+.2f} ({pairs[k][pair][1]}/{pairs[k][pair][2]})" if pair in pairs[k]
                  else "" for k in keys]
         lines.append(f"| {pair[0]}: {pair[1]} vs {pair[2]} | " + " | ".join(cells) + " |")
-    lines += ["", "Ours against spaCy's parser (pseudo-projective lifting) and UDPipe 1, test set "
-              "(LAS / NP R; of ours, the rows with the most seeds; UDPipe 1 with its beam, greedy in "
-              "brackets):", "",
-              "| treebank | spaCy parser | best LAS of ours | Δ LAS | best NP R of ours | UDPipe 1 best |",
-              "|---|--:|---|--:|---|--:|"]
+    for split, title in (("test", "the parser segments"),
+                         ("test_gold_sents", "gold sentence boundaries preset, as UDPipe 1 parses")):
+        lines += versus_peers(groups, keys, heads, split, title)
+    return lines + [""]
+
+
+def across(groups, keys, heads, path, split, second, second_split, decimals):
+    """Rows: run ids trained on >= 2 treebanks; cells: mean `path` of `split` / mean `second`
+    of `second_split` (seeds); the best first value per treebank in bold."""
+    lines = ["| system-oracle | " + " | ".join(heads) + " |", "|---|" + "--:|" * len(keys)]
+    ids = sorted({rid for k in keys for rid in groups[k]},
+                 key=lambda rid: (rid != "spacy_parser", rid.startswith("udpipe1"), rid))
+    best = {k: max((mean_of(rs, path, split) or -1) for rs in groups[k].values()) for k in keys}
+    for rid in ids:
+        if sum(rid in groups[k] for k in keys) < 2:
+            continue
+        cells = []
+        for k in keys:
+            rs = groups[k].get(rid)
+            first = mean_of(rs, path, split) if rs else None
+            if first is None:
+                cells.append("")
+                continue
+            n = sum(value(r, split, path) is not None for r in rs)
+            other = mean_of(rs, second, second_split)
+            text = f"{first:.2f} / {'–' if other is None else f'{other:.{decimals}f}'} ({n})"
+            cells.append(f"**{text}**" if first == best[k] else text)
+        lines.append(f"| {rid} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def versus_peers(groups, keys, heads, split, title):
+    """Ours (the rows with the most seeds) against spaCy's parser and UDPipe 1 on `split`."""
+    lines = ["", f"Ours against spaCy's parser (pseudo-projective lifting) and UDPipe 1, test set, "
+             f"{title} (LAS / NP R; of ours, the rows with the most seeds; UDPipe 1 with its beam, "
+             f"greedy in brackets):", "",
+             "| treebank | spaCy parser | best LAS of ours | Δ LAS | best NP R of ours | UDPipe 1 best |",
+             "|---|--:|---|--:|---|--:|"]
     for k, head in zip(keys, heads):
         by_id = groups[k]
         stock = by_id.get("spacy_parser")
-        s_las = mean_of(stock, ("LAS", "f1")) if stock else None
-        s_np = mean_of(stock, ("NonProjArcs", "recall")) if stock else None
+        s_las = mean_of(stock, ("LAS", "f1"), split) if stock else None
+        s_np = mean_of(stock, ("NonProjArcs", "recall"), split) if stock else None
         ours = {rid: rs for rid, rs in by_id.items()
                 if rs[0]["info"]["system"] not in EXTERNAL and rid != "spacy_parser"}
         if not ours or s_las is None:
@@ -335,22 +361,24 @@ def summary(groups):
         # a one-seed side experiment is no match for a mean over seeds: rows with the most seeds
         most = max(len(rs) for rs in ours.values())
         ours = {rid: rs for rid, rs in ours.items() if len(rs) == most}
-        las = {rid: mean_of(rs, ("LAS", "f1")) for rid, rs in ours.items()}
-        nps = {rid: mean_of(rs, ("NonProjArcs", "recall")) for rid, rs in ours.items()}
+        las = {rid: mean_of(rs, ("LAS", "f1"), split) for rid, rs in ours.items()}
+        nps = {rid: mean_of(rs, ("NonProjArcs", "recall"), split) for rid, rs in ours.items()}
+        if all(v is None for v in las.values()):   # e.g. no gold-sentence scores yet
+            continue
         b = max((r for r in las if las[r] is not None), key=las.get)
         n = max((r for r in nps if nps[r] is not None), key=nps.get, default=None)
         peers = {rid: rs for rid, rs in by_id.items() if rs[0]["info"]["system"] in EXTERNAL}
         peer = ""
         if peers:
-            p = max(peers, key=lambda r: mean_of(peers[r], ("LAS", "f1")) or -1)
-            g = mean_of(peers[p], ("greedy", "LAS", "f1"))
-            p_np = mean_of(peers[p], ("NonProjArcs", "recall"))
-            peer = (f"{mean_of(peers[p], ('LAS', 'f1')):.2f}" + (f" ({g:.2f})" if g is not None else "")
+            p = max(peers, key=lambda r: mean_of(peers[r], ("LAS", "f1"), split) or -1)
+            g = mean_of(peers[p], ("greedy", "LAS", "f1"), split)
+            p_np = mean_of(peers[p], ("NonProjArcs", "recall"), split)
+            peer = (f"{mean_of(peers[p], ('LAS', 'f1'), split):.2f}" + (f" ({g:.2f})" if g is not None else "")
                     + (f" / {p_np:.1f}" if p_np is not None else "") + f" {p}")
         s_text = f"{s_las:.2f}" + (f" / {s_np:.1f}" if s_np is not None else "")
         n_text = f"{nps[n]:.1f} {n}" if n else "–"
         lines.append(f"| {head} | {s_text} | {las[b]:.2f} {b} ({most}) | {las[b] - s_las:+.2f} | {n_text} | {peer} |")
-    return lines + [""]
+    return lines
 
 
 def versus_spacy(by_id):

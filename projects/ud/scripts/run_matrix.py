@@ -93,6 +93,8 @@ def main(argv=None):
                            eval_frequency=args.eval_frequency, limit=args.limit, dev_limit=args.dev_limit,
                            explore_after=args.explore_after, explore_prob=args.explore_prob)
             evaluate_run(folder, args.ud_root)
+            # test again with the gold sentence boundaries preset, as UDPipe 1 parses
+            evaluate_run(folder, args.ud_root, gold_sents=True, splits=("test",))
         except Exception as err:  # keep going: one broken system must not stop the matrix
             traceback.print_exc()
             failures.parent.mkdir(parents=True, exist_ok=True)
