@@ -22,6 +22,8 @@ The contract above is stable; everything else here is an extension:
 * `Simulator(..., sent_starts=[1, 0, -1, ...])` presets sentence boundaries (spaCy's
   `Token.is_sent_start`: 1 starts a sentence, -1 cannot, 0 unknown).
 * `sim.labels()` gives the label of each attached word.
+* `sim.training_costs(gold_heads, gold_labels)`: the labelled costs greedy training uses,
+  i.e. `costs(...)` narrowed by the `eager_root` option (`Simulator(..., eager_root=True)`).
 """
 from typing import Dict, List, Optional, Sequence
 
@@ -131,6 +133,15 @@ class Simulator:
         return self.moves._sim_buffer(self.state)
 
     # ---- extensions ---------------------------------------------------------------
+    def training_costs(self, gold_heads: Sequence[int],
+                       gold_labels: Sequence[Optional[str]]) -> Dict[str, int]:
+        """The labelled class costs greedy training (moves.step_batch) uses: those of
+        costs(gold_heads, gold_labels), narrowed by the `eager_root` option when it is on."""
+        gold = self._gold(gold_heads, gold_labels)
+        valid, costs = self.moves._sim_training_costs(self.state, gold)
+        return {self._class_name(i): int(costs[i])
+                for i in range(self.moves.n_moves) if valid[i]}
+
     def labels(self) -> List[str]:
         """Label of each word's arc ("" where none; roots: "ROOT" once popped)."""
         out = [""] * self.n_words

@@ -302,3 +302,59 @@ def test_lr_spine_on_nonprojective_gold_rate(max_k):
     assert not unsound, "\n".join(unsound[:5])
     assert exact_zero < states      # it really is inexact there (guards the measurement)
     assert exact_zero / states > 0.8
+
+
+# ---- the eager_root training target (system_base.eager_root_target) ----------------------
+@pytest.mark.parametrize("system", ["arc_standard", "lr_spine", "arc_hybrid", "arc_eager", "swap", "attardi"])
+def test_eager_root_narrows_the_target_to_root_when_closing_a_gold_sentence_is_optimal(system):
+    """From random reachable states on multi-sentence gold: with eager_root the training
+    target (zero-cost classes) is the exact oracle's when s0 is not a gold root or ROOT is
+    not optimal, and else exactly the zero-cost ROOT class; so it is never empty and always
+    optimal. Without the option, training uses the exact costs unchanged."""
+    rng = random.Random(11)
+    narrowed = 0
+    for _ in range(120):
+        n = rng.randint(3, 8)
+        gold = random_forest(n, rng, rng.choice(["multi", "multi", "projective", "nonprojective"]))
+        labels = ["ROOT" if h == i else rng.choice(["a", "b"]) for i, h in enumerate(gold)]
+        plain = random_state(Simulator(system, n, labels=["a", "b"]), gold, rng, p_oracle=0.7)
+        eager = Simulator(system, n, labels=["a", "b"], eager_root=True)
+        eager.state = plain.state.copy()
+        if plain.is_final():
+            continue
+        exact = plain.costs(gold, labels)
+        assert plain.training_costs(gold, labels) == exact
+        target = {a for a, c in eager.training_costs(gold, labels).items() if c <= 0}
+        zero = {a for a, c in exact.items() if c <= 0}
+        stack = plain.stack()
+        closing = bool(stack) and gold[stack[-1]] == stack[-1] and exact.get("ROOT", 1) <= 0
+        assert target == ({"ROOT"} if closing else zero), (system, gold, plain)
+        narrowed += target != zero
+    if system in ("arc_hybrid", "arc_eager", "lr_spine"):
+        assert narrowed > 0     # these systems let a finished root wait: the option matters
+
+
+def test_eager_root_makes_greedy_training_close_the_sentence():
+    """moves.step_batch, the training step: two sentences w0 <- w1 | w2 <- w3, arc_hybrid
+    after SHIFT LEFT SHIFT (w1 finished on the stack): ROOT and SHIFT both cost 0; with
+    scores that prefer SHIFT the oracle step follows SHIFT, with eager_root it follows ROOT."""
+    import numpy
+
+    gold, labels = [1, 1, 3, 3], ["a", "ROOT", "a", "ROOT"]
+    for eager, expected in ((False, [1, 2]), (True, [])):
+        sim = Simulator("arc_hybrid", 4, labels=["a"], eager_root=eager)
+        for action in ("SHIFT", "LEFT-a", "SHIFT"):
+            sim.apply(action)
+        assert sim.stack() == [1] and sim.costs(gold)["SHIFT"] == 0 and sim.costs(gold)["ROOT"] == 0
+        n = sim.moves.n_moves
+        scores = numpy.zeros((1, n), dtype="f")
+        scores[0, [i for i in range(n) if sim._class_name(i) == "SHIFT"]] = 5.0
+        d_scores = numpy.zeros((1, n), dtype="f")
+        seen = numpy.zeros((n,), dtype=numpy.uint8)
+        sim.moves.step_batch([sim.state], [sim._gold(gold, labels)], scores, d_scores,
+                             numpy.ones((1,), dtype=numpy.uint8), seen)
+        assert sim.stack() == expected
+        gold_classes = {sim._class_name(i) for i in numpy.flatnonzero(seen)}
+        assert gold_classes == ({"ROOT"} if eager else {"ROOT", "SHIFT"})
+    with pytest.raises(ValueError, match="eager_roots"):
+        Simulator("arc_hybrid", 3, eager_roots=True)
