@@ -138,7 +138,7 @@ class Simulator:
         """The labelled class costs greedy training (moves.step_batch) uses: those of
         costs(gold_heads, gold_labels), narrowed by the `eager_root` option when it is on."""
         gold = self._gold(gold_heads, gold_labels)
-        valid, costs = self.moves._sim_training_costs(self.state, gold)
+        valid, costs = self.moves._sim_class_costs(self.state, gold, training=True)
         return {self._class_name(i): int(costs[i])
                 for i in range(self.moves.n_moves) if valid[i]}
 

@@ -398,18 +398,6 @@ cdef class DynOracleSystem(TransitionSystem):
                     best = j
             self.c[best].do(state.c, self.c[best].label)
 
-    def _sim_training_costs(self, StateClass state, DynGold gold):
-        """(is_valid, cost) per labelled class as step_batch trains on them: set_costs'
-        costs, narrowed by the eager_root option when it is on."""
-        cdef Pool mem = Pool()
-        cdef int* is_valid = <int*>mem.alloc(max(self.n_moves, 1), sizeof(int))
-        cdef weight_t* costs = <weight_t*>mem.alloc(max(self.n_moves, 1), sizeof(weight_t))
-        self.set_costs(is_valid, costs, state.c, gold)
-        if self.cfg.get("eager_root", False):
-            eager_root_target(self, is_valid, costs, state.c, &gold.c)
-        return ([is_valid[i] for i in range(self.n_moves)],
-                [costs[i] for i in range(self.n_moves)])
-
     # ---- output ------------------------------------------------------------------
     def set_annotations(self, StateClass state, Doc doc):
         cdef vector[ArcC] arcs
@@ -445,12 +433,15 @@ cdef class DynOracleSystem(TransitionSystem):
         self.move_costs(state.c, &gold.c, valid, cost)
         return {m: cost[m] for m in self.move_types if valid[m]}
 
-    def _sim_class_costs(self, StateClass state, DynGold gold):
-        """(is_valid, normalised cost) per labelled class, exactly as set_costs."""
+    def _sim_class_costs(self, StateClass state, DynGold gold, bint training=False):
+        """(is_valid, normalised cost) per labelled class, exactly as set_costs; with
+        training, as step_batch trains on them (narrowed by the eager_root option)."""
         cdef Pool mem = Pool()
         cdef int* is_valid = <int*>mem.alloc(max(self.n_moves, 1), sizeof(int))
         cdef weight_t* costs = <weight_t*>mem.alloc(max(self.n_moves, 1), sizeof(weight_t))
         self.set_costs(is_valid, costs, state.c, gold)
+        if training and self.cfg.get("eager_root", False):
+            eager_root_target(self, is_valid, costs, state.c, &gold.c)
         return ([is_valid[i] for i in range(self.n_moves)],
                 [costs[i] for i in range(self.n_moves)])
 
