@@ -373,34 +373,6 @@ def test_degree_and_moves():
         Simulator("attardi", 3, degree=4)
 
 
-def test_preset_sentences_respected():
-    """No arc across a preset sentence start, one root per preset sentence, and every
-    non-final state has a valid move, on random walks."""
-    rng = random.Random(11)
-    for _ in range(200):
-        n = rng.randint(2, 9)
-        full = rng.random() < 0.5     # every boundary preset (1/-1) or some unknown (0)
-        starts = [1] + [rng.choice([1, -1, -1] if full else [1, -1, 0]) for _ in range(n - 1)]
-        sim = Simulator("attardi", n, sent_starts=starts, degree=rng.choice([2, 3]))
-        while not sim.is_final():
-            acts = sim.actions()
-            assert acts
-            sim.apply(rng.choice(acts))
-        heads = sim.heads()
-        sent = []
-        k = -1
-        for i, s in enumerate(starts):
-            if s == 1:
-                k += 1
-            sent.append(k)
-        for d, h in enumerate(heads):
-            assert sent[h] == sent[d]
-        for s in set(sent):
-            if not full:
-                continue
-            assert sum(1 for d, h in enumerate(heads) if h == d and sent[d] == s) == 1
-
-
 def test_roots_make_contiguous_sentences():
     rng = random.Random(12)
     for _ in range(200):

@@ -8,7 +8,8 @@ import random
 
 import pytest
 
-from bruteforce import BruteForce, check_costs, is_projective, random_forest, random_state, static_rebuilds
+from bruteforce import (BruteForce, check_costs, is_projective, random_forest, random_state,
+                        static_rebuilds, static_sequence)
 from spacy_dynoracle.testing import Simulator
 
 # name, system, options, gold kinds on which the dynamic oracle is exact
@@ -358,3 +359,77 @@ def test_eager_root_makes_greedy_training_close_the_sentence():
         assert gold_classes == ({"ROOT"} if eager else {"ROOT", "SHIFT"})
     with pytest.raises(ValueError, match="eager_roots"):
         Simulator("arc_hybrid", 3, eager_roots=True)
+
+
+# ---- preset sentence boundaries (docs/conventions.md, "Sentences") ------------------------
+PRESET_SYSTEMS = [("arc_standard", {}), ("lr_spine", {"max_k": 2}), ("lr_spine", {"max_k": 3}),
+                  ("arc_hybrid", {}), ("arc_eager", {}), ("attardi", {"degree": 2}),
+                  ("attardi", {"degree": 3}), ("swap", {})]
+PRESET_IDS = [s + "".join(f"-{v}" for v in o.values()) for s, o in PRESET_SYSTEMS]
+
+
+def preset_segments(starts):
+    """Sentence index of each word under preset starts (1 opens a sentence)."""
+    seg, k = [], -1
+    for i, s in enumerate(starts):
+        k += i == 0 or s == 1
+        seg.append(k)
+    return seg
+
+
+def root_of(heads, d):
+    while heads[d] != d:
+        d = heads[d]
+    return d
+
+
+def check_preset_parse(heads, starts):
+    """No arc crosses a preset start; with every boundary preset (no 0), one root per
+    preset sentence. (With unknown words in between, a -1 word can still begin a sentence:
+    ROOT checks b0, and a -1 word already on the stack can end up first in the next root's
+    tree; the convention promises only the two checks here.)"""
+    seg = preset_segments(starts)
+    assert all(seg[h] == seg[d] for d, h in enumerate(heads)), f"arc across a preset start: {heads} {starts}"
+    if 0 not in starts[1:]:
+        roots = [d for d, h in enumerate(heads) if h == d]
+        assert sorted(seg[r] for r in roots) == sorted(set(seg)), f"not one root per sentence: {heads} {starts}"
+
+
+@pytest.mark.parametrize("system,options", PRESET_SYSTEMS, ids=PRESET_IDS)
+def test_preset_boundaries_hold_on_random_walks(system, options):
+    """Every non-final state has a valid move, and any sequence of valid moves respects
+    the preset boundaries (fully preset 1/-1, or with unknown 0 words)."""
+    rng = random.Random(21)
+    for _ in range(300):
+        n = rng.randint(2, 10)
+        full = rng.random() < 0.5
+        starts = [1] + [rng.choice([1, -1, -1] if full else [1, -1, 0]) for _ in range(n - 1)]
+        sim = Simulator(system, n, sent_starts=starts, **options)
+        for _ in range(2 * n + n * n + 10):
+            if sim.is_final():
+                break
+            actions = sim.actions()
+            assert actions, f"dead end: {sim!r} {starts}"
+            sim.apply(rng.choice(actions))
+        assert sim.is_final()
+        check_preset_parse(sim.heads(), starts)
+
+
+@pytest.mark.parametrize("name,system,options,kinds", STATIC_CASES, ids=[c[0] for c in STATIC_CASES])
+def test_static_oracle_stays_valid_with_gold_boundaries_preset(name, system, options, kinds):
+    """A model trained on Docs without preset boundaries predicts the static oracle's
+    moves; given the gold boundaries at parse time (a senter, evaluation with gold
+    sentences) those moves must stay valid, or the model falls back on moves it was
+    never trained on (lr_spine's early ROOT did, before ROOT checked s0's span instead of b0)."""
+    rng = random.Random(22)
+    for i in range(300):
+        gold = gold_tree("multi-projective" if "multi-projective" in kinds else "multi",
+                         rng.randint(3, 12), rng, system, options)
+        _, actions = static_sequence(system, gold, **options)
+        roots = [root_of(gold, d) for d in range(len(gold))]
+        starts = [1 if roots.index(roots[i]) == i else -1 for i in range(len(gold))]
+        sim = Simulator(system, len(gold), sent_starts=starts, **options)
+        for a in actions:
+            assert a in sim.actions(), f"{a} invalid with gold boundaries: gold={gold} {sim!r}"
+            sim.apply(a)
+        assert sim.heads() == gold

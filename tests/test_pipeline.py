@@ -123,7 +123,9 @@ def test_multi_sentence_docs_and_segmentation(system):
 
 
 @pytest.mark.parametrize("system,trained", [
-    ("arc_hybrid", False), ("arc_hybrid", True), ("arc_eager", False), ("arc_eager", True)])
+    ("arc_hybrid", False), ("arc_hybrid", True), ("arc_eager", False), ("arc_eager", True),
+    ("arc_standard", False), ("lr_spine", False), ("lr_spine", True), ("attardi", False),
+    ("swap", False)])
 def test_preset_sentence_boundaries_are_respected(system, trained):
     """Boundaries set before the parser (senter, sentencizer) are kept: one root per
     sentence, no arc across. Holds for any model, so also for an untrained one."""

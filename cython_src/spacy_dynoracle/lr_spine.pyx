@@ -20,6 +20,11 @@ The virtual root is pre-shifted at the bottom of the stack (spec §7). Its tree 
 sentences finished so far, and its right spine is <root, r, rc(r), ...> for the last
 popped root r, so with s0 the only real stack word RIGHT_k (k >= 2) attaches s0 to
 rs(r)[k-1], continuing the previous sentence (not across a preset sentence start).
+So ROOT does not end a sentence here, it starts one: with preset boundaries ROOT needs
+s0's span to begin where a sentence may start, not b0 (docs/conventions.md). The shared
+rule (b0 may start a sentence) would forbid the static oracle's early ROOT of a root that
+still has right dependents to come, which a model trained without preset boundaries
+predicts in most sentences.
 
 Oracles: "dynamic" (exact for the capped system on complete projective gold; the default
 `projectivize = true` lifts non-projective gold, spec P11; on raw non-projective gold the
@@ -36,7 +41,7 @@ from spacy.pipeline._parser_internals.stateclass cimport StateClass
 from .system_base cimport (
     DynOracleSystem, DynGold, GoldC, Transition, SHIFT, LEFT, RIGHT, ROOT, LEFT_2, RIGHT_2,
     LEFT_3, RIGHT_3, N_MOVES,
-    shift_is_valid, root_is_valid, pop_as_root,
+    shift_is_valid, pop_as_root,
 )
 from .lr_spine_oracle cimport (
     LRSGold, LRSElem, LRSWork, LRS_INF, LRS_MAXK, LRSpineGold,
@@ -227,13 +232,17 @@ cdef class RightArc:
 cdef class RootArc:
     """Make s0 a sentence root (spec ra_1 with σ2 = the virtual root) and pop it.
 
-    Validity: s0 is the only stack word, and b0 (if any) may start a sentence.
+    Validity: s0 is the only stack word, and s0's span starts where a sentence may start
+        (no preset "cannot start" on its leftmost word), or there is no earlier root to
+        continue. b0 need not start a sentence: RIGHT_k (k >= 2) can still attach later
+        words to the new root's right spine, and must when they cannot start a sentence.
     Cost: δ(root -> s0) + F(ra_1(c)) - F(c).
     Action: s0 points to itself, pop; s0 is now the virtual root's rightmost child.
     """
     @staticmethod
     cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
-        return root_is_valid(st)
+        return st.stack_depth() == 1 and (
+            not st.cannot_sent_start(leftmost(st, st.S(0))) or last_root(st) < 0)
 
     @staticmethod
     cdef int transition(StateC* st, attr_t label) noexcept nogil:
