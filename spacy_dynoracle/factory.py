@@ -91,9 +91,10 @@ def make_dynoracle_parser(
         the other systems.
     system_options (Dict[str, Any]): the system's other options (its class attribute
         `options`, documented in docs/systems/<system>.md), e.g. attardi's `uncovered` or
-        swap's `exact_live`, and `eager_root` of every system (docs/conventions.md, "The
-        eager_root training target"); an option the system does not have is an error naming
-        the system's options. Stored in the pipeline's config, so a saved pipeline keeps them.
+        swap's `exact_live`, and `eager_root` / `close_sentences` of every system
+        (docs/conventions.md, "Training targets at sentence boundaries"); an option the
+        system does not have is an error naming the system's options. Stored in the
+        pipeline's config, so a saved pipeline keeps them.
     decode (str): "greedy" (spaCy's loop) or "exact": the best computation of the model by
         the tabulation (docs/tabulation.md); needs spacy_dynoracle.WindowParserModel.v1 and
         arc_hybrid, arc_eager or arc_standard.

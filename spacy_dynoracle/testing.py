@@ -23,7 +23,8 @@ The contract above is stable; everything else here is an extension:
   `Token.is_sent_start`: 1 starts a sentence, -1 cannot, 0 unknown).
 * `sim.labels()` gives the label of each attached word.
 * `sim.training_costs(gold_heads, gold_labels)`: the labelled costs greedy training uses,
-  i.e. `costs(...)` narrowed by the `eager_root` option (`Simulator(..., eager_root=True)`).
+  i.e. `costs(...)` narrowed by the `eager_root` and `close_sentences` options
+  (`Simulator(..., eager_root=True)`).
 """
 from typing import Dict, List, Optional, Sequence
 
@@ -136,7 +137,7 @@ class Simulator:
     def training_costs(self, gold_heads: Sequence[int],
                        gold_labels: Sequence[Optional[str]]) -> Dict[str, int]:
         """The labelled class costs greedy training (moves.step_batch) uses: those of
-        costs(gold_heads, gold_labels), narrowed by the `eager_root` option when it is on."""
+        costs(gold_heads, gold_labels), narrowed by the `eager_root` and `close_sentences` options when on."""
         gold = self._gold(gold_heads, gold_labels)
         valid, costs = self.moves._sim_class_costs(self.state, gold, training=True)
         return {self._class_name(i): int(costs[i])

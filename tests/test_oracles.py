@@ -335,15 +335,54 @@ def test_eager_root_narrows_the_target_to_root_when_closing_a_gold_sentence_is_o
         assert narrowed > 0     # these systems let a finished root wait: the option matters
 
 
-def test_eager_root_makes_greedy_training_close_the_sentence():
+@pytest.mark.parametrize("system", ["arc_standard", "lr_spine", "arc_hybrid", "arc_eager", "swap", "attardi"])
+def test_close_sentences_drops_shift_while_the_stack_holds_finished_sentences(system):
+    """From random reachable states on multi-sentence gold: with close_sentences the
+    training target is the exact zero-cost set, minus SHIFT when every stack word's gold
+    head and dependents lie left of b0 and another move is optimal; so it is never empty
+    and always optimal. With both options on, the target is a subset of each option's."""
+    rng = random.Random(12)
+    narrowed = beyond_eager_root = 0
+    for _ in range(150):
+        n = rng.randint(3, 8)
+        gold = random_forest(n, rng, rng.choice(["multi", "multi", "projective", "nonprojective"]))
+        labels = ["ROOT" if h == i else rng.choice(["a", "b"]) for i, h in enumerate(gold)]
+        plain = random_state(Simulator(system, n, labels=["a", "b"]), gold, rng, p_oracle=0.7)
+        if plain.is_final():
+            continue
+        sims = {}
+        for name, opts in (("close", {"close_sentences": True}), ("eager", {"eager_root": True}),
+                           ("both", {"close_sentences": True, "eager_root": True})):
+            sims[name] = Simulator(system, n, labels=["a", "b"], **opts)
+            sims[name].state = plain.state.copy()
+        exact = plain.costs(gold, labels)
+        zero = {a for a, c in exact.items() if c <= 0}
+        target = {name: {a for a, c in sim.training_costs(gold, labels).items() if c <= 0}
+                  for name, sim in sims.items()}
+        stack, buffer = plain.stack(), plain.buffer()
+        finished = bool(stack) and bool(buffer) and all(
+            s < buffer[0] and 0 <= gold[s] < buffer[0]
+            and not any(gold[d] == s for d in range(buffer[0], n)) for s in stack)
+        closing = finished and any(not a.startswith("SHIFT") for a in zero)
+        expected = {a for a in zero if not (closing and a.startswith("SHIFT"))}
+        assert target["close"] == expected, (system, gold, plain)
+        assert target["both"] and target["both"] <= target["close"] and target["both"] <= target["eager"]
+        narrowed += target["close"] != zero
+        beyond_eager_root += target["close"] != zero and target["eager"] == zero
+    if system in ("arc_hybrid", "arc_eager", "arc_standard"):
+        assert narrowed > 0 and beyond_eager_root > 0, (narrowed, beyond_eager_root)
+
+
+@pytest.mark.parametrize("option", ["eager_root", "close_sentences"])
+def test_eager_root_makes_greedy_training_close_the_sentence(option):
     """moves.step_batch, the training step: two sentences w0 <- w1 | w2 <- w3, arc_hybrid
     after SHIFT LEFT SHIFT (w1 finished on the stack): ROOT and SHIFT both cost 0; with
-    scores that prefer SHIFT the oracle step follows SHIFT, with eager_root it follows ROOT."""
+    scores that prefer SHIFT the oracle step follows SHIFT, with the option it follows ROOT."""
     import numpy
 
     gold, labels = [1, 1, 3, 3], ["a", "ROOT", "a", "ROOT"]
     for eager, expected in ((False, [1, 2]), (True, [])):
-        sim = Simulator("arc_hybrid", 4, labels=["a"], eager_root=eager)
+        sim = Simulator("arc_hybrid", 4, labels=["a"], **{option: eager})
         for action in ("SHIFT", "LEFT-a", "SHIFT"):
             sim.apply(action)
         assert sim.stack() == [1] and sim.costs(gold)["SHIFT"] == 0 and sim.costs(gold)["ROOT"] == 0
