@@ -18,6 +18,7 @@ speed_vs_las.png.
 import argparse
 import json
 import math
+import re
 import statistics
 from collections import defaultdict
 from pathlib import Path
@@ -133,6 +134,12 @@ def curve(run):
     return out
 
 
+def plot_label(rid: str) -> str:
+    """A run id as a tick label: system options without their config path and "true"
+    (arc_hybrid-system_options.close_sentencestrue-dynamic -> arc_hybrid-close_sentences-dynamic)."""
+    return re.sub(r"true(?=-|$)", "", rid.replace("system_options.", ""))
+
+
 def panel_grid(plt, n: int):
     """A figure with n panels in rows of 3 (six treebank panels in one row are unreadable);
     the unused cells of the last row are hidden. Returns (figure, the n axes)."""
@@ -166,13 +173,16 @@ def plots(groups, plot_dir: Path):
                   "tab:green" if groups[key][i][0]["info"]["system"] in EXTERNAL else
                   ("tab:blue" if groups[key][i][0]["info"].get("dynamic") else "tab:orange") for i in ids]
         ax.bar(range(len(ids)), means, yerr=errs, color=colors, capsize=3)
-        ax.set_xticks(range(len(ids)), ids, rotation=45, ha="right", fontsize=8)
+        crowded = len(ids) > 20     # Hungarian holds every side experiment
+        ax.set_xticks(range(len(ids)), [plot_label(i) for i in ids], rotation=45 if not crowded else 90,
+                      ha="right" if not crowded else "center", fontsize=8 if not crowded else 6)
         lo = min(means) if means else 0
         ax.set_ylim(max(0, lo - 10), min(100, max(means) + 3))
         ax.set_title(f"{key[0].replace('UD_', '')} ({key[1]})", fontsize=9)
         ax.set_ylabel("test LAS")
         for x, m in enumerate(means):
-            ax.text(x, m, f"{m:.1f}", ha="center", va="bottom", fontsize=7)
+            ax.text(x, m, f"{m:.1f}", ha="center", va="bottom", fontsize=7 if not crowded else 5,
+                    rotation=0 if not crowded else 90)
     fig.suptitle("Test LAS by system x oracle (blue: exploring oracle, orange: static, grey: spaCy parser, "
                  "green: UDPipe 1)", fontsize=9)
     fig.tight_layout()
@@ -228,7 +238,7 @@ def plots(groups, plot_dir: Path):
                 continue
             ax.scatter([statistics.fmean(p[0] for p in pts)], [statistics.fmean(p[1] for p in pts)],
                        marker=markers[k % len(markers)], color=cmap(j % 10),
-                       label=f"{key[0].replace('UD_', '')} {rid}")
+                       label=f"{key[0].replace('UD_', '')} {plot_label(rid)}")
     ax.set_xlabel("parse speed, words/s (whole pipeline, test set)")
     ax.set_ylabel("test LAS")
     ax.legend(fontsize=6, ncol=1, loc="best")
