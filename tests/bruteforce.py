@@ -10,6 +10,25 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from spacy_dynoracle.testing import Simulator
 
 
+# ---- sentences of a parse ---------------------------------------------------------------
+def sentence_of(heads: Sequence[int], i: int) -> int:
+    """The root above word i (a root points to itself); asserts there is no cycle."""
+    seen = set()
+    while heads[i] != i:
+        assert i not in seen, f"cycle in {heads}"
+        seen.add(i)
+        i = heads[i]
+    return i
+
+
+def assert_contiguous_sentences(heads: Sequence[int]) -> None:
+    """Each root's words form one contiguous block."""
+    roots = [sentence_of(heads, i) for i in range(len(heads))]
+    for i in range(1, len(heads)):
+        if roots[i] != roots[i - 1]:
+            assert roots[i] not in roots[:i], f"sentence of {roots[i]} not contiguous: {heads}"
+
+
 # ---- random gold trees ----------------------------------------------------------------
 def random_tree(n: int, rng: random.Random) -> List[int]:
     """Uniform-ish random dependency tree over n words (root points to itself):

@@ -8,7 +8,7 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.vocab import Vocab
 
-from bruteforce import BruteForce, random_forest, random_state
+from bruteforce import BruteForce, assert_contiguous_sentences, random_forest, random_state
 from spacy_dynoracle import load_compiled
 from spacy_dynoracle.testing import Simulator
 
@@ -380,17 +380,7 @@ def test_roots_make_contiguous_sentences():
         sim = Simulator("attardi", n, degree=3)
         while not sim.is_final():
             sim.apply(rng.choice(sim.actions()))
-        heads = sim.heads()
-
-        def root(x):
-            while heads[x] != x:
-                x = heads[x]
-            return x
-        roots = [root(x) for x in range(n)]
-        # each root's words are one contiguous block
-        for r in set(roots):
-            idx = [i for i, x in enumerate(roots) if x == r]
-            assert idx == list(range(idx[0], idx[-1] + 1))
+        assert_contiguous_sentences(sim.heads())
 
 
 # ---- non-covered gold: policies ------------------------------------------------------------

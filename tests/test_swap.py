@@ -16,8 +16,8 @@ import random
 import pytest
 
 from bruteforce import (
-    BruteForce, GoldReach, agreement_rates, check_costs, is_projective, random_forest,
-    random_state, static_sequence, zero_set_check,
+    BruteForce, GoldReach, agreement_rates, assert_contiguous_sentences, check_costs,
+    is_projective, random_forest, random_state, static_sequence, zero_set_check,
 )
 from spacy_dynoracle.testing import Simulator
 
@@ -132,22 +132,6 @@ def test_random_walks_terminate_without_dead_ends(seed):
             assert steps <= 2 * n + n * (n - 1)
         assert steps == 2 * n + 2 * swaps and swaps <= n * (n - 1) // 2
         assert_contiguous_sentences(sim.heads())
-
-
-def sentence_of(heads, i):
-    seen = set()
-    while heads[i] != i:
-        assert i not in seen, f"cycle in {heads}"
-        seen.add(i)
-        i = heads[i]
-    return i
-
-
-def assert_contiguous_sentences(heads):
-    roots = [sentence_of(heads, i) for i in range(len(heads))]
-    for i in range(1, len(heads)):
-        if roots[i] != roots[i - 1]:
-            assert roots[i] not in roots[:i], f"sentence of {roots[i]} not contiguous: {heads}"
 
 
 # ---- static oracles (spec §4) ------------------------------------------------------------------
