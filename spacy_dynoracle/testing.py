@@ -137,7 +137,8 @@ class Simulator:
     def training_costs(self, gold_heads: Sequence[int],
                        gold_labels: Sequence[Optional[str]]) -> Dict[str, int]:
         """The labelled class costs greedy training (moves.step_batch) uses: those of
-        costs(gold_heads, gold_labels), narrowed by the `eager_root` and `close_sentences` options when on."""
+        costs(gold_heads, gold_labels), narrowed by the `eager_root` and `close_sentences`
+        options when they are on."""
         gold = self._gold(gold_heads, gold_labels)
         valid, costs = self.moves._sim_class_costs(self.state, gold, training=True)
         return {self._class_name(i): int(costs[i])

@@ -515,7 +515,7 @@ cdef void close_sentences_target(DynOracleSystem system, const int* is_valid, we
     b0 = st.B(0)
     for i in range(st.stack_depth()):
         s = st.S(i)
-        if s < 0 or s >= b0 or s >= gold.length:
+        if s >= b0:
             return
         h = gold.heads[s]
         if h < 0 or h >= b0 or gold_kids_from(gold, s, b0) > 0:
