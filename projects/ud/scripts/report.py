@@ -174,15 +174,15 @@ def plots(groups, plot_dir: Path):
                   ("tab:blue" if groups[key][i][0]["info"].get("dynamic") else "tab:orange") for i in ids]
         ax.bar(range(len(ids)), means, yerr=errs, color=colors, capsize=3)
         crowded = len(ids) > 20     # Hungarian holds every side experiment
-        ax.set_xticks(range(len(ids)), [plot_label(i) for i in ids], rotation=45 if not crowded else 90,
-                      ha="right" if not crowded else "center", fontsize=8 if not crowded else 6)
+        ticks, values = ((dict(rotation=90, ha="center", fontsize=6), dict(rotation=90, fontsize=5))
+                         if crowded else (dict(rotation=45, ha="right", fontsize=8), dict(fontsize=7)))
+        ax.set_xticks(range(len(ids)), [plot_label(i) for i in ids], **ticks)
         lo = min(means) if means else 0
         ax.set_ylim(max(0, lo - 10), min(100, max(means) + 3))
         ax.set_title(f"{key[0].replace('UD_', '')} ({key[1]})", fontsize=9)
         ax.set_ylabel("test LAS")
         for x, m in enumerate(means):
-            ax.text(x, m, f"{m:.1f}", ha="center", va="bottom", fontsize=7 if not crowded else 5,
-                    rotation=0 if not crowded else 90)
+            ax.text(x, m, f"{m:.1f}", ha="center", va="bottom", **values)
     fig.suptitle("Test LAS by system x oracle (blue: exploring oracle, orange: static, grey: spaCy parser, "
                  "green: UDPipe 1)", fontsize=9)
     fig.tight_layout()
