@@ -49,6 +49,8 @@ def main(argv=None):
     ap.add_argument("--seeds", default="0")
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--eval-frequency", type=int, default=200)
+    ap.add_argument("--patience", type=int, default=0,
+                    help="stop after this many updates without a better dev score (0 = train all --epochs)")
     ap.add_argument("--limit", type=int, default=0, help="training Examples per epoch (0 = all)")
     ap.add_argument("--dev-limit", type=int, default=0, help="dev Examples for evaluations during training (0 = all)")
     ap.add_argument("--explore-after", type=int, default=None)
@@ -90,7 +92,8 @@ def main(argv=None):
         try:
             folder = train(run, tb, output=args.output, pipeline=pipe, seed=seed,
                            ud_root=args.ud_root, epochs=args.epochs,
-                           eval_frequency=args.eval_frequency, limit=args.limit, dev_limit=args.dev_limit,
+                           eval_frequency=args.eval_frequency, patience=args.patience,
+                           limit=args.limit, dev_limit=args.dev_limit,
                            explore_after=args.explore_after, explore_prob=args.explore_prob)
             evaluate_run(folder, args.ud_root)
             # test again with the gold sentence boundaries preset, as UDPipe 1 parses

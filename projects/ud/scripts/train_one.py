@@ -150,6 +150,8 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--eval-frequency", type=int, default=200)
+    ap.add_argument("--patience", type=int, default=0,
+                    help="stop after this many updates without a better dev score (0 = train all --epochs)")
     ap.add_argument("--explore-after", type=int, default=None, help="schedule k (default: config)")
     ap.add_argument("--explore-prob", type=float, default=None, help="schedule p (default: config)")
     ap.add_argument("--limit", type=int, default=0, help="training Examples per epoch (0 = all)")
@@ -162,7 +164,7 @@ def main(argv=None):
     run = make_run(args.system, args.oracle, parse_options(args.option))
     train(run, args.treebank, output=args.output, pipeline=args.pipeline, seed=args.seed,
           ud_root=args.ud_root, force=args.force, epochs=args.epochs,
-          eval_frequency=args.eval_frequency, explore_after=args.explore_after,
+          eval_frequency=args.eval_frequency, patience=args.patience, explore_after=args.explore_after,
           explore_prob=args.explore_prob, limit=args.limit, dev_limit=args.dev_limit)
 
 
