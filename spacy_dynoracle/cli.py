@@ -12,7 +12,7 @@ from typing import Dict, Iterable, List, NoReturn, Optional, Sequence, Set
 import typer
 from wasabi import msg
 
-from .conllu_io import REPLACEABLE, Sentence, read_conllu
+from .conllu_io import REPLACEABLE, Sentence, read_conllu, same_file
 from .corpus import SELECT_HELP
 
 app = typer.Typer(
@@ -173,6 +173,9 @@ def parse_command(
     from .conllu_io import sentences_to_docs, words_only_copy, write_conllu
 
     columns = [c.strip().upper() for c in replace.split(",") if c.strip()]
+    if same_file(input_path, output_path):
+        _fail(ValueError(f"{output_path}: the output is the input file {input_path}; "
+                         "write to another path"))
     nlp = _load(model)
     try:
         sentences = read_conllu(input_path, require_heads=False)

@@ -15,7 +15,9 @@ This module is pure Python and imports nothing compiled from this package.
 from __future__ import annotations
 
 import io
+import os
 import re
+import tempfile
 import warnings
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -538,20 +540,50 @@ def write_sentences(sentences: Iterable[Sentence], path_or_file: Union[str, Path
 
 
 class _open_for_writing:
+    """Open a path for writing through a temporary file beside it, renamed over the path only
+    when everything was written: a failure half-way (bad input, a crash, Ctrl-C) leaves an
+    existing file as it was and never a truncated one. An open file is written as it is."""
+
     def __init__(self, path_or_file: Union[str, Path, IO[str]]) -> None:
         self.target = path_or_file
         self.file: Optional[IO[str]] = None
 
     def __enter__(self) -> IO[str]:
         if isinstance(self.target, (str, Path)):
+            target = Path(self.target)
             # newline="\n": never write CRLF, even on Windows.
-            self.file = open(self.target, "w", encoding="utf-8", newline="\n")
+            self.file = tempfile.NamedTemporaryFile(
+                "w", encoding="utf-8", newline="\n", dir=target.parent or ".",
+                prefix=f".{target.name}.", suffix=".tmp", delete=False)
             return self.file
         return self.target
 
-    def __exit__(self, *exc) -> None:
-        if self.file is not None:
-            self.file.close()
+    def __exit__(self, exc_type, *exc) -> None:
+        if self.file is None:
+            return
+        self.file.close()
+        if exc_type is None:
+            # the temporary file is private (0600): give the result the mode a plain open()
+            # would, the existing file's or the umask's
+            try:
+                mode = os.stat(self.target).st_mode & 0o777
+            except OSError:
+                umask = os.umask(0)
+                os.umask(umask)
+                mode = 0o666 & ~umask
+            os.chmod(self.file.name, mode)
+            os.replace(self.file.name, self.target)
+        else:
+            os.unlink(self.file.name)
+
+
+def same_file(a: Union[str, Path], b: Union[str, Path]) -> bool:
+    """Whether two paths name one existing file, through any alias (symlink, hard link,
+    `./`, `..`)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist
+        return False
 
 
 # --------------------------------------------------------------------------- Docs

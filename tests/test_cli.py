@@ -168,3 +168,48 @@ def test_sentence_number_specs():
     for bad in ("0", "3-1", "x", "1-y"):
         with pytest.raises(ValueError):
             parse_sentence_numbers(bad)
+
+
+@pytest.mark.parametrize("alias", ["same", "dot", "symlink", "hardlink"])
+def test_parse_refuses_to_overwrite_its_input(tmp_path, model_dir, alias):
+    text = unparsed(NONPROJ)
+    source = write(tmp_path, text, "in.conllu")
+    if alias == "same":
+        out = source
+    elif alias == "dot":
+        out = tmp_path / "." / ".." / tmp_path.name / "in.conllu"
+    elif alias == "symlink":
+        out = tmp_path / "link.conllu"
+        out.symlink_to(source)
+    else:
+        out = tmp_path / "hard.conllu"
+        os.link(source, out)
+    result = run("parse", model_dir, source, out)
+    assert result.exit_code == 1
+    assert "the output is the input file" in result.output
+    assert Path(source).read_text(encoding="utf-8") == text  # not a byte lost
+
+
+def test_parse_failing_half_way_leaves_an_existing_output_untouched(tmp_path, model_dir):
+    # the second sentence is malformed: the error comes after the first was written
+    source = write(tmp_path, unparsed(NONPROJ) + "1\tbroken\n\n", "in.conllu")
+    out = tmp_path / "out.conllu"
+    out.write_text("precious\n", encoding="utf-8")
+    result = run("parse", model_dir, source, out)
+    assert result.exit_code == 1
+    assert out.read_text(encoding="utf-8") == "precious\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.conllu", "out.conllu"]  # no temp left
+
+
+def test_parse_output_gets_the_mode_of_a_plain_write(tmp_path, model_dir):
+    source = write(tmp_path, unparsed(NONPROJ), "in.conllu")
+    fresh = tmp_path / "fresh.conllu"
+    assert run("parse", model_dir, source, fresh).exit_code == 0
+    umask = os.umask(0)
+    os.umask(umask)
+    assert fresh.stat().st_mode & 0o777 == 0o666 & ~umask
+    existing = tmp_path / "existing.conllu"
+    existing.write_text("", encoding="utf-8")
+    existing.chmod(0o640)
+    assert run("parse", model_dir, source, existing).exit_code == 0
+    assert existing.stat().st_mode & 0o777 == 0o640
