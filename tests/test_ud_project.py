@@ -18,6 +18,9 @@ def test_project_file_parses():
             "quick-report", "benchmarks", "udpipe", "matrix-udpipe"} <= commands
     assert config["workflows"]["quick"] == ["quick-runs", "quick-report"]
     assert config["workflows"]["matrix"] == ["matrix-runs", "matrix-udpipe", "matrix-report"]
+    assert config["workflows"]["converged"] == ["converged-runs", "converged-udpipe", "converged-report"]
+    converged = next(c for c in config["commands"] if c["name"] == "converged-runs")["script"][0]
+    assert "--pipelines tagger" in converged and "--patience" in converged
     for asset in config["assets"]:
         assert asset["dest"].startswith("assets/UD_") and len(asset["checksum"]) == 32
     for cmd in config["commands"]:
@@ -345,3 +348,30 @@ def test_report_scores_with_gold_sentences_beside_the_segmenting_ones(tmp_path):
     assert "70.00 udpipe1-swap" in gold
     lines, means = report.table(report.group(runs)[("UD_A", "parser")])
     assert means["LAS gold sents"]["arc_hybrid-dynamic"] == 63 and means["sent F1"]["spacy_parser"] == 90
+
+
+def test_patience_replayed_on_a_full_learning_curve():
+    """stopped_at follows spaCy's rule: stop once `patience` updates have passed since the
+    earliest best dev score; a later, better score is kept only if it comes in time."""
+    import report
+
+    log = [{"step": s, "epoch": s // 100, "score": sc} for s, sc in
+           [(100, 0.50), (200, 0.60), (300, 0.59), (400, 0.60), (500, 0.58), (600, 0.65), (700, 0.64)]]
+    assert report.stopped_at(log, 300) == (0.60, 200, 500)   # 0.65 at step 600 comes too late
+    assert report.stopped_at(log, 400) == (0.65, 600, 700)   # in time; the log ends first
+    runs = [{"log": log, "info": {"treebank": "UD_A", "run": "r", "seed": 0, "settings": {"patience": 0}},
+             "log_summary": report.log_summary(log)}]
+    assert runs[0]["log_summary"] == {"best_epoch": 6, "best_step": 600, "epochs": 7, "steps": 700}
+    text = "\n".join(report.stopping_rule(runs, patiences=(300, 400)))
+    assert "| 300 | 1 of 1 | 5.00 | 29% |" in text and "| 400 | 0 of 1 | 0.00 | 0% |" in text
+    runs[0]["info"]["settings"]["patience"] = 300      # stopped by patience: no full curve
+    assert report.stopping_rule(runs) == []
+
+
+def test_model_last_is_scored_beside_model_best(tmp_path):
+    import evaluate_run
+
+    assert evaluate_run.eval_path(tmp_path, "test", True).name == "eval_test_gold_sents.json"
+    assert evaluate_run.eval_path(tmp_path, "test", True, "model-last").name == \
+        "eval_test_gold_sents_last.json"
+    assert evaluate_run.eval_path(tmp_path, "dev", False, "model-last").name == "eval_dev_last.json"

@@ -9,6 +9,9 @@ spacy_dynoracle.evaluate.evaluate_docs (without the per-label table) plus
 "cpu_seconds", "words_per_cpu_s" (process CPU time, robust on a shared machine) of a second,
 timed pass after the scored one, the model used and the data.
 
+--model model-last scores the model of the last update instead of model-best and writes
+eval_<split>[_gold_sents]_last.json beside model-best's files.
+
 With --gold-sents the gold sentence boundaries are preset on the input Docs (the parser
 must respect them, as UDPipe 1 parses one gold sentence at a time) and the scores go to
 eval_<split>_gold_sents.json, without the timed pass; --splits test scores only test.
@@ -63,8 +66,10 @@ def evaluate(nlp, path, select="all", n_sents=10, batch_size=64, gold_sents=Fals
     return result
 
 
-def eval_path(folder: Path, split: str, gold_sents=False) -> Path:
-    return Path(folder) / f"eval_{split}{'_gold_sents' if gold_sents else ''}.json"
+def eval_path(folder: Path, split: str, gold_sents=False, model="model-best") -> Path:
+    """eval_<split>[_gold_sents][_last].json: model-last's scores sit beside model-best's."""
+    last = "_last" if model == "model-last" else ""
+    return Path(folder) / f"eval_{split}{'_gold_sents' if gold_sents else ''}{last}.json"
 
 
 def evaluate_run(folder: Path, ud_root=None, model="model-best", force=False, gold_sents=False,
@@ -85,7 +90,7 @@ def evaluate_run(folder: Path, ud_root=None, model="model-best", force=False, go
     nlp = None
     for split in splits:
         path, select = todo[split]
-        out = eval_path(folder, split, gold_sents)
+        out = eval_path(folder, split, gold_sents, model)
         if path is None or (out.exists() and not force):
             continue
         if nlp is None:
@@ -94,7 +99,7 @@ def evaluate_run(folder: Path, ud_root=None, model="model-best", force=False, go
         result["model"] = str(folder / model)
         write_json(out, result)
         speed = result.get("speed")
-        print(f"{folder.name} {split}{' (gold sentences)' if gold_sents else ''}: "
+        print(f"{folder.name} {model} {split}{' (gold sentences)' if gold_sents else ''}: "
               f"UAS {result['UAS']['f1']:.2f} LAS {result['LAS']['f1']:.2f} CLAS {result['CLAS']['f1']:.2f}"
               + (f" ({speed['words_per_s']:,.0f} words/s, {speed['words_per_cpu_s']:,.0f} per CPU second)"
                  if speed else ""), flush=True)

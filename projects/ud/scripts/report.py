@@ -35,12 +35,18 @@ COLUMNS = [  # (header, eval split, path in the eval JSON, decimals)
     ("NP F1", "test", ("NonProjArcs", "f1"), 1),
     ("dev LAS", "dev", ("LAS", "f1"), 2),
     ("LAS gold sents", "test_gold_sents", ("LAS", "f1"), 2),
+    ("LAS gold sents, model-last", "test_gold_sents_last", ("LAS", "f1"), 2),
     ("sent F1", "test", ("Sentences", "f1"), 1),
+    ("UPOS", "test", ("UPOS",), 2),
+    ("UFeats", "test", ("UFeats",), 2),
+    ("best epoch", "log", ("best_epoch",), 0),
+    ("epochs", "log", ("epochs",), 0),
     ("words/s", "test", ("speed", "words_per_cpu_s"), 0),
     ("train CPU s", "run", ("train_cpu_seconds",), 0),
     ("train s", "run", ("train_seconds",), 0),
 ]
 LOWER_IS_BETTER = {"train s", "train CPU s"}
+UNRANKED = {"best epoch", "epochs"}
 EXTERNAL = {"udpipe1"}   # peers trained outside spaCy (scripts/udpipe_peer.py)
 
 
@@ -57,7 +63,7 @@ def load_runs(output: Path):
     for info_path in sorted(Path(output).glob("*/*/*/run.json")):
         folder = info_path.parent
         run = {"info": json.loads(info_path.read_text()), "folder": folder}
-        for split in ("dev", "test", "test_gold_sents"):
+        for split in ("dev", "test", "test_gold_sents", "test_gold_sents_last"):
             path = folder / f"eval_{split}.json"
             run[split] = json.loads(path.read_text()) if path.exists() else None
         if run["info"].get("system") in EXTERNAL:   # UDPipe 1 parses from gold sentences
@@ -65,12 +71,23 @@ def load_runs(output: Path):
         log = folder / "train_log.jsonl"
         run["log"] = [json.loads(line) for line in log.read_text().splitlines() if line.strip()] \
             if log.exists() else []
+        run["log_summary"] = log_summary(run["log"])
         runs.append(run)
     return runs
 
 
+def log_summary(log):
+    """The epoch of the best dev score (model-best) and the epochs trained, from the log."""
+    scored = [rec for rec in log if rec.get("score") is not None]
+    if not scored:
+        return {}
+    best = max(scored, key=lambda rec: rec["score"])   # the first of equal scores, as spaCy
+    return {"best_epoch": best.get("epoch"), "best_step": best.get("step"),
+            "epochs": scored[-1].get("epoch"), "steps": scored[-1].get("step")}
+
+
 def value(run, split, path):
-    source = run["info"] if split == "run" else run.get(split)
+    source = {"run": run["info"], "log": run.get("log_summary")}.get(split, run.get(split))
     return dig(source, path)
 
 
@@ -100,25 +117,28 @@ def group(runs):
 
 
 def table(by_id):
+    # a column no run fills (UPOS without a tagger, model-last before it was scored) is left out
+    columns = [c for c in COLUMNS if any(value(r, c[1], c[2]) is not None
+                                         for rs in by_id.values() for r in rs)]
     rows, means = [], defaultdict(dict)
     for rid, rs in by_id.items():
         cells = [rid, str(len(rs))]
-        for header, split, path, dec in COLUMNS:
+        for header, split, path, dec in columns:
             text, mean = fmt([value(r, split, path) for r in rs], dec)
             cells.append(text)
             means[header][rid] = mean
         rows.append(cells)
     # bold the best mean per column
-    for c, (header, *_rest) in enumerate(COLUMNS):
+    for c, (header, *_rest) in enumerate(columns):
         vals = {rid: m for rid, m in means[header].items() if m is not None}
-        if len(vals) < 2:
+        if len(vals) < 2 or header in UNRANKED:
             continue
         best = (min if header in LOWER_IS_BETTER else max)(vals.values())
         for row in rows:
             if vals.get(row[0]) == best:
                 row[c + 2] = f"**{row[c + 2]}**"
-    head = ["system-oracle", "seeds"] + [h for h, *_ in COLUMNS]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * 2 + "--:|" * len(COLUMNS)]
+    head = ["system-oracle", "seeds"] + [h for h, *_ in columns]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * 2 + "--:|" * len(columns)]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     return lines, means
 
@@ -248,6 +268,54 @@ def plots(groups, plot_dir: Path):
     plt.close(fig)
     written.append(plot_dir / "speed_vs_las.png")
     return written
+
+
+def stopped_at(log, patience):
+    """Replay spaCy's patience rule on a run trained without one: the run stops at the first
+    step where `patience` updates have passed since the best dev score (the earliest of
+    equal scores). Returns (best score kept, step of the best, step where it stops)."""
+    best, best_step = None, 0
+    scored = [rec for rec in log if rec.get("score") is not None]
+    for rec in scored:
+        # spaCy evaluates before it checks, so an evaluation at best_step + patience counts
+        if best is not None and rec["step"] - best_step > patience:
+            return best, best_step, best_step + patience
+        if best is None or rec["score"] > best:
+            best, best_step = rec["score"], rec["step"]
+    return best, best_step, scored[-1]["step"] if scored else 0
+
+
+def stopping_rule(runs, patiences=(200, 400, 600, 800, 1200)):
+    """For the runs trained to the epoch cap without patience: what each patience would have
+    kept (dev score of model-best) and saved (updates), to choose the converged protocol's
+    patience from learning curves instead of guessing it."""
+    full = [r for r in runs if r["log"] and not (r["info"].get("settings") or {}).get("patience")]
+    if not full:
+        return []
+    lines = ["## Stopping rule: patience replayed on runs trained to the cap", "",
+             f"{len(full)} runs trained to the epoch cap without patience. For each patience (updates "
+             "without a better dev score), spaCy's rule replayed on their logs: the runs whose "
+             "model-best would be a worse one, the largest loss of dev score (spaCy's weighted "
+             "score x 100, here (UAS + LAS) / 2), and the updates saved.", "",
+             "| patience | runs with a worse model-best | largest dev loss | updates saved (mean) |",
+             "|--:|--:|--:|--:|"]
+    for patience in patiences:
+        worse, losses, saved = 0, [], []
+        for r in full:
+            scored = [rec for rec in r["log"] if rec.get("score") is not None]
+            best_all = max(rec["score"] for rec in scored)
+            kept, _, stop = stopped_at(r["log"], patience)
+            worse += kept < best_all
+            losses.append(100 * (best_all - kept))
+            saved.append(1 - stop / scored[-1]["step"])
+        lines.append(f"| {patience} | {worse} of {len(full)} | {max(losses):.2f} | "
+                     f"{100 * statistics.fmean(saved):.0f}% |")
+    lines.append("")
+    lines += ["Best epoch of each of those runs (the epoch of model-best) against the epochs trained: "
+              + ", ".join(f"{r['info']['treebank'].replace('UD_', '')} {r['info']['run']} "
+                          f"s{r['info']['seed']} {r['log_summary'].get('best_epoch')}/"
+                          f"{r['log_summary'].get('epochs')}" for r in full), ""]
+    return lines
 
 
 def mean_of(rs, path, split="test"):
@@ -464,6 +532,7 @@ def main(argv=None):
         if vs:
             lines += ["Against spaCy's parser (pseudo-projective lifting), test set:", ""] + \
                 [f"* {s}" for s in vs] + [""]
+    lines += stopping_rule(runs)
     written = plots(groups, args.plots)
     if written:
         lines += ["## Plots", ""]
