@@ -137,12 +137,19 @@ class Simulator:
     def training_costs(self, gold_heads: Sequence[int],
                        gold_labels: Sequence[Optional[str]]) -> Dict[str, int]:
         """The labelled class costs greedy training (moves.step_batch) uses: those of
-        costs(gold_heads, gold_labels), narrowed by the `eager_root` and `close_sentences`
-        options when they are on."""
+        costs(gold_heads, gold_labels), narrowed by the `eager_root`, `close_sentences` and
+        `target` options when they are on (target="model_best" narrows by the model's
+        scores, in step_batch only: here it shows every zero-cost class)."""
         gold = self._gold(gold_heads, gold_labels)
         valid, costs = self.moves._sim_class_costs(self.state, gold, training=True)
         return {self._class_name(i): int(costs[i])
                 for i in range(self.moves.n_moves) if valid[i]}
+
+    def static_move(self, gold_heads: Sequence[int]) -> Optional[str]:
+        """The unlabelled move the system's static oracle prefers in this state (defined off
+        the gold path too: see each system's static_move), or None."""
+        move = self.moves._sim_static_move(self.state, self._gold(gold_heads, None))
+        return self._names[move] if move >= 0 else None
 
     def labels(self) -> List[str]:
         """Label of each word's arc ("" where none; roots: "ROOT" once popped)."""

@@ -400,6 +400,87 @@ def test_eager_root_makes_greedy_training_close_the_sentence(option):
         Simulator("arc_hybrid", 3, eager_roots=True)
 
 
+# ---- the target option (system_base.static_target / best_zero_cost_target) ----------------
+TARGET_SYSTEMS = [("arc_standard", {}), ("lr_spine", {"max_k": 2}), ("arc_hybrid", {}),
+                  ("arc_eager", {}), ("swap", {}), ("attardi", {"degree": 2}),
+                  ("attardi", {"degree": 3})]
+
+
+def _move_of(class_name):
+    return class_name.split("-")[0]
+
+
+@pytest.mark.parametrize("system, options", TARGET_SYSTEMS)
+def test_static_target_keeps_the_static_oracles_move_where_it_is_optimal(system, options):
+    """From random reachable states (on and off the gold path): with target="static" the
+    training target is the zero-cost classes of the static oracle's move when one of them is
+    optimal, else every zero-cost class; so it is never empty and always optimal."""
+    rng = random.Random(13)
+    narrowed = kept = 0
+    for _ in range(150):
+        n = rng.randint(3, 8)
+        gold = random_forest(n, rng, rng.choice(["multi", "projective", "nonprojective"]))
+        labels = ["ROOT" if h == i else rng.choice(["a", "b"]) for i, h in enumerate(gold)]
+        plain = random_state(Simulator(system, n, labels=["a", "b"], **options), gold, rng,
+                             p_oracle=0.6)
+        if plain.is_final():
+            continue
+        static = Simulator(system, n, labels=["a", "b"], target="static", **options)
+        static.state = plain.state.copy()
+        zero = {a for a, c in plain.costs(gold, labels).items() if c <= 0}
+        target = {a for a, c in static.training_costs(gold, labels).items() if c <= 0}
+        move = plain.static_move(gold)
+        preferred = {a for a in zero if _move_of(a) == move}
+        assert target == (preferred or zero), (system, gold, plain, move)
+        narrowed += target != zero
+        kept += not preferred
+    assert narrowed > 0, system       # spurious ambiguity exists in every system
+    if system in ("swap", "attardi"):
+        assert kept > 0               # and off the path the static move is not always optimal
+
+
+@pytest.mark.parametrize("system, options", TARGET_SYSTEMS)
+def test_model_best_target_trains_towards_one_zero_cost_class(system, options):
+    """moves.step_batch with target="model_best": of the zero-cost classes only the
+    best-scoring one gets a negative gradient (the log loss's target), the one the oracle
+    step follows; with the default target every zero-cost class may."""
+    import numpy
+
+    rng = random.Random(14)
+    nprng = numpy.random.default_rng(14)
+    several = 0
+    for _ in range(60):
+        n = rng.randint(3, 8)
+        gold = random_forest(n, rng, rng.choice(["multi", "projective", "nonprojective"]))
+        labels = ["ROOT" if h == i else rng.choice(["a", "b"]) for i, h in enumerate(gold)]
+        walk = random_state(Simulator(system, n, labels=["a", "b"], **options), gold, rng,
+                            p_oracle=0.6)
+        if walk.is_final():
+            continue
+        zero = {a for a, c in walk.costs(gold, labels).items() if c <= 0}
+        scores = nprng.normal(size=(1, walk.moves.n_moves)).astype("f")
+        pulled = {}
+        for target in ("all", "model_best"):
+            sim = Simulator(system, n, labels=["a", "b"], target=target, **options)
+            sim.state = walk.state.copy()
+            d_scores = numpy.zeros_like(scores)
+            seen = numpy.zeros((sim.moves.n_moves,), dtype=numpy.uint8)
+            sim.moves.step_batch([sim.state], [sim._gold(gold, labels)], scores, d_scores,
+                                 numpy.ones((1,), dtype=numpy.uint8), seen)
+            pulled[target] = {sim._class_name(i) for i in numpy.flatnonzero(d_scores[0] < 0)}
+        best = max((i for i in range(walk.moves.n_moves) if walk._class_name(i) in zero),
+                   key=lambda i: scores[0, i])
+        assert pulled["all"] == zero
+        assert pulled["model_best"] == {walk._class_name(best)}
+        several += len(zero) > 1
+    assert several > 0
+
+
+def test_target_option_is_checked():
+    with pytest.raises(ValueError, match="model_best"):
+        Simulator("arc_hybrid", 3, target="best")
+
+
 # ---- preset sentence boundaries (docs/conventions.md, "Sentences") ------------------------
 PRESET_SYSTEMS = [("arc_standard", {}), ("lr_spine", {"max_k": 2}), ("lr_spine", {"max_k": 3}),
                   ("arc_hybrid", {}), ("arc_eager", {}), ("attardi", {"degree": 2}),

@@ -32,8 +32,18 @@ COMMON_OPTIONS = {
     # greedy training target: while every stack word's gold arcs lie left of b0 (the stack
     # holds finished sentences) and another move is optimal, SHIFT is not a target
     "close_sentences": False,
+    # greedy training target among the zero-cost classes (TARGETS): "all" of them (spaCy's
+    # multi-label loss), the model's own best-scoring one ("model_best", Goldberg & Nivre's
+    # update), or the static oracle's move where it is optimal ("static")
+    "target": "all",
 }
+TARGETS = ("all", "model_best", "static")
 BACKOFF_LABEL = "dep"
+
+cdef enum:             # indices into TARGETS
+    TARGET_ALL = 0
+    TARGET_MODEL_BEST = 1
+    TARGET_STATIC = 2
 
 
 cdef class DynGold:
@@ -117,7 +127,11 @@ cdef class DynOracleSystem(TransitionSystem):
         for key, default in self.options.items():
             self.cfg[key] = options.get(key, default)
         for key, default in COMMON_OPTIONS.items():
-            self.cfg[key] = bool(options.get(key, default))
+            self.cfg[key] = bool(options.get(key, default)) if isinstance(default, bool) \
+                else options.get(key, default)
+        if self.cfg["target"] not in TARGETS:
+            raise ValueError(f"system option target={self.cfg['target']!r} is not one of "
+                             f"{list(TARGETS)}")
         self.set_oracle(oracle)
         if labels_by_action:
             self.initialize_actions(labels_by_action, min_freq=min_freq)
@@ -369,8 +383,10 @@ cdef class DynOracleSystem(TransitionSystem):
         the multi-label log loss of spaCy's parser into d_scores, `seen[j] = 1` for
         classes that were gold somewhere, and the transition: the best-scoring zero-cost
         class where follow_oracle[i] (Goldberg & Nivre's "best gold"), else the
-        best-scoring valid class (the model's own prediction). With the eager_root or
-        close_sentences option the zero-cost classes are narrowed first (training_target)."""
+        best-scoring valid class (the model's own prediction). With the eager_root,
+        close_sentences or target options the zero-cost classes are narrowed first
+        (training_target; target="model_best" keeps the best-scoring one, which needs the
+        scores and so is applied here)."""
         cdef int n = self.n_moves
         cdef Pool mem = Pool()
         cdef int* is_valid = <int*>mem.alloc(n, sizeof(int))
@@ -380,6 +396,7 @@ cdef class DynOracleSystem(TransitionSystem):
         cdef int i, j, best
         cdef bint eager_root = self.cfg.get("eager_root", False)
         cdef bint close_sentences = self.cfg.get("close_sentences", False)
+        cdef int target = TARGETS.index(self.cfg.get("target", "all"))
         for gold in golds:
             self.require_oracle_data(gold)
         for i in range(len(states)):
@@ -387,7 +404,10 @@ cdef class DynOracleSystem(TransitionSystem):
             gold = golds[i]
             if self.class_costs(is_valid, costs, state.c, &gold.c) < 0:
                 raise ValueError(f"{self.name}: no valid move in a non-final state")
-            training_target(self, eager_root, close_sentences, is_valid, costs, state.c, &gold.c)
+            training_target(self, eager_root, close_sentences, target, is_valid, costs, state.c,
+                            &gold.c)
+            if target == TARGET_MODEL_BEST:
+                best_zero_cost_target(n, is_valid, costs, &scores[i, 0])
             cpu_log_loss(&d_scores[i, 0], costs, is_valid, &scores[i, 0], n)
             best = -1
             for j in range(n):
@@ -438,18 +458,24 @@ cdef class DynOracleSystem(TransitionSystem):
 
     def _sim_class_costs(self, StateClass state, DynGold gold, bint training=False):
         """(is_valid, normalised cost) per labelled class, exactly as set_costs; with
-        training, as step_batch trains on them (narrowed by the eager_root and
-        close_sentences options)."""
+        training, as step_batch trains on them (narrowed by the eager_root, close_sentences
+        and target options; target="model_best" needs the model's scores, so it shows every
+        zero-cost class here)."""
         cdef Pool mem = Pool()
         cdef int* is_valid = <int*>mem.alloc(max(self.n_moves, 1), sizeof(int))
         cdef weight_t* costs = <weight_t*>mem.alloc(max(self.n_moves, 1), sizeof(weight_t))
         self.set_costs(is_valid, costs, state.c, gold)
         if training:
             training_target(self, self.cfg.get("eager_root", False),
-                            self.cfg.get("close_sentences", False), is_valid, costs, state.c,
-                            &gold.c)
+                            self.cfg.get("close_sentences", False),
+                            TARGETS.index(self.cfg.get("target", "all")), is_valid, costs,
+                            state.c, &gold.c)
         return ([is_valid[i] for i in range(self.n_moves)],
                 [costs[i] for i in range(self.n_moves)])
+
+    def _sim_static_move(self, StateClass state, DynGold gold):
+        """The static oracle's unlabelled move id in this state (static_move), -1 if none."""
+        return self.static_move(state.c, &gold.c)
 
     def _sim_apply(self, StateClass state, int clas):
         self.c[clas].do(state.c, self.c[clas].label)
@@ -531,14 +557,56 @@ cdef void close_sentences_target(DynOracleSystem system, const int* is_valid, we
             costs[i] = 1
 
 
+cdef void static_target(DynOracleSystem system, const int* is_valid, weight_t* costs,
+                        const StateC* st, const GoldC* gold) noexcept nogil:
+    """target="static": the static oracle's move is the one target where one of its classes
+    is optimal. Exact costs make every optimal move a target, and where many move sequences
+    build the same tree (swap, attardi, arc_standard, lr_spine) that spreads the loss over
+    spurious alternatives; the static oracle's preference picks one of them consistently,
+    while off its path (exploration) every optimal move stays a target. Every system's
+    static_move is defined in any state; where it is not optimal nothing is narrowed."""
+    cdef int i
+    cdef int m = system.static_move(st, gold)
+    cdef bint optimal = False
+    if m < 0:
+        return
+    for i in range(system.n_moves):
+        if system.c[i].move == m and is_valid[i] and costs[i] <= 0:
+            optimal = True
+            break
+    if not optimal:
+        return
+    for i in range(system.n_moves):
+        if system.c[i].move != m and is_valid[i] and costs[i] <= 0:
+            costs[i] = 1
+
+
+cdef void best_zero_cost_target(int n, const int* is_valid, weight_t* costs,
+                                const float* scores) noexcept nogil:
+    """target="model_best": the best-scoring zero-cost class is the one target (Goldberg &
+    Nivre's update towards the model's own best optimal move); the other zero-cost classes
+    get cost 1, so the log loss no longer spreads probability over them."""
+    cdef int i
+    cdef int best = -1
+    for i in range(n):
+        if is_valid[i] and costs[i] <= 0 and (best == -1 or scores[i] > scores[best]):
+            best = i
+    for i in range(n):
+        if i != best and is_valid[i] and costs[i] <= 0:
+            costs[i] = 1
+
+
 cdef void training_target(DynOracleSystem system, bint eager_root, bint close_sentences,
-                          const int* is_valid, weight_t* costs, const StateC* st,
-                          const GoldC* gold) noexcept nogil:
-    """The zero-cost classes greedy training uses: the exact ones, narrowed by the options."""
+                          int target, const int* is_valid, weight_t* costs,
+                          const StateC* st, const GoldC* gold) noexcept nogil:
+    """The zero-cost classes greedy training uses: the exact ones, narrowed by the options
+    that need no scores (target="model_best" is applied by step_batch)."""
     if eager_root:
         eager_root_target(system, is_valid, costs, st, gold)
     if close_sentences:
         close_sentences_target(system, is_valid, costs, st, gold)
+    if target == TARGET_STATIC:
+        static_target(system, is_valid, costs, st, gold)
 
 
 def _rebuild(cls, strings, labels, cfg, oracle):
