@@ -479,6 +479,56 @@ def test_model_best_target_trains_towards_one_zero_cost_class(system, options):
 def test_target_option_is_checked():
     with pytest.raises(ValueError, match="model_best"):
         Simulator("arc_hybrid", 3, target="best")
+    with pytest.raises(ValueError, match="cut_path"):
+        Simulator("arc_hybrid", 3, cut_path="lazy")
+
+
+@pytest.mark.parametrize("system, options", TARGET_SYSTEMS)
+def test_cut_path_follows_the_static_move_where_it_is_optimal(system, options):
+    """get_oracle_sequence_from_state, the path spaCy's update cuts Docs along: every move on
+    it costs 0 under the exact costs; with cut_path="first" it is spaCy's first zero-cost
+    class in class order, with cut_path="static" the static oracle's move wherever one of
+    its classes costs 0. On multi-sentence gold the spaCy order leaves finished sentences
+    open on the stack (SHIFT is class 0) in systems that let a root wait; the static path
+    does so less often."""
+    rng = random.Random(15)
+    differ = 0
+    open_first = open_static = 0
+    for _ in range(40):
+        n = rng.randint(4, 9)
+        gold = random_forest(n, rng, rng.choice(["multi", "multi", "projective", "nonprojective"]))
+        labels = ["ROOT" if h == i else rng.choice(["a", "b"]) for i, h in enumerate(gold)]
+        paths = {}
+        for cut_path in ("first", "static"):
+            sim = Simulator(system, n, labels=["a", "b"], cut_path=cut_path, **options)
+            path = sim.moves.get_oracle_sequence_from_state(sim.state.copy(), sim._gold(gold, labels))
+            for clas in path:
+                name = sim._class_name(clas)
+                costs = sim.costs(gold, labels)
+                zero = [sim._class_name(i) for i in range(sim.moves.n_moves)
+                        if sim._class_name(i) in costs and costs[sim._class_name(i)] <= 0]
+                assert costs[name] <= 0, (system, gold, cut_path, name, costs)
+                if cut_path == "first":
+                    assert name == zero[0]
+                else:
+                    move = sim.static_move(gold)
+                    preferred = [a for a in zero if _move_of(a) == move]
+                    assert name == (preferred or zero)[0], (system, gold, name, move, zero)
+                stack, buffer = sim.stack(), sim.buffer()
+                is_open = any(gold[s] == s and buffer and max(
+                    d for d in range(n) if sentence_of(gold, d) == sentence_of(gold, s)) < buffer[0]
+                    for s in stack)
+                if cut_path == "first":
+                    open_first += is_open
+                else:
+                    open_static += is_open
+                sim.apply(name)
+            assert sim.is_final()
+            paths[cut_path] = path
+        differ += paths["first"] != paths["static"]
+    assert differ > 0, system
+    if system in ("arc_hybrid", "arc_eager"):
+        assert open_static < open_first, (open_static, open_first)
 
 
 # ---- preset sentence boundaries (docs/conventions.md, "Sentences") ------------------------

@@ -36,8 +36,13 @@ COMMON_OPTIONS = {
     # multi-label loss), the model's own best-scoring one ("model_best", Goldberg & Nivre's
     # update), or the static oracle's move where it is optimal ("static")
     "target": "all",
+    # the zero-cost path spaCy's update cuts long Docs along (segment start states, see
+    # get_oracle_sequence_from_state): the first zero-cost class in class order, as spaCy
+    # ("first"), or the static oracle's move where it is optimal ("static")
+    "cut_path": "first",
 }
 TARGETS = ("all", "model_best", "static")
+CUT_PATHS = ("first", "static")
 BACKOFF_LABEL = "dep"
 
 cdef enum:             # indices into TARGETS
@@ -129,9 +134,10 @@ cdef class DynOracleSystem(TransitionSystem):
         for key, default in COMMON_OPTIONS.items():
             self.cfg[key] = bool(options.get(key, default)) if isinstance(default, bool) \
                 else options.get(key, default)
-        if self.cfg["target"] not in TARGETS:
-            raise ValueError(f"system option target={self.cfg['target']!r} is not one of "
-                             f"{list(TARGETS)}")
+        for key, choices in (("target", TARGETS), ("cut_path", CUT_PATHS)):
+            if self.cfg[key] not in choices:
+                raise ValueError(f"system option {key}={self.cfg[key]!r} is not one of "
+                                 f"{list(choices)}")
         self.set_oracle(oracle)
         if labels_by_action:
             self.initialize_actions(labels_by_action, min_freq=min_freq)
@@ -376,6 +382,44 @@ cdef class DynOracleSystem(TransitionSystem):
             raise ValueError(f"{self.name}: no valid move in a non-final state "
                              f"(stack {state.stack_depth()}, buffer {state.buffer_length()})")
         return 0
+
+    def get_oracle_sequence_from_state(self, StateClass state, gold, _debug=None):
+        """The zero-cost path from a state, as class ids: spaCy's update
+        (`_init_gold_batch`) applies it to cut a long Doc into segments, and each
+        segment's start state is a state on it. spaCy takes the first zero-cost class in
+        class order, and SHIFT is class 0: with a dynamic oracle, where SHIFT is optimal
+        whenever an attachment or a sentence root can still wait, that path postpones every
+        one it can, so the segment starts hold deep stacks of finished words and open
+        sentences that no parser would build. With cut_path="static" the path takes the
+        static oracle's move where one of its classes is optimal (its canonical path, which
+        is zero-cost wherever the static move is), else the first zero-cost class."""
+        if self.cfg.get("cut_path", "first") != "static" or self.use_static:
+            return TransitionSystem.get_oracle_sequence_from_state(self, state, gold, _debug)
+        cdef DynGold g = gold
+        cdef int n = self.n_moves
+        cdef Pool mem = Pool()
+        cdef int* is_valid = <int*>mem.alloc(max(n, 1), sizeof(int))
+        cdef weight_t* costs = <weight_t*>mem.alloc(max(n, 1), sizeof(weight_t))
+        cdef int i, m, choice
+        history = []
+        while not state.is_final():
+            self.set_costs(is_valid, costs, state.c, g)
+            m = self.static_move(state.c, &g.c)
+            choice = -1
+            for i in range(n):
+                if is_valid[i] and costs[i] <= 0 and self.c[i].move == m:
+                    choice = i
+                    break
+            if choice == -1:
+                for i in range(n):
+                    if is_valid[i] and costs[i] <= 0:
+                        choice = i
+                        break
+            if choice == -1:
+                raise ValueError(f"{self.name}: no zero-cost move on the oracle path")
+            history.append(choice)
+            self.c[choice].do(state.c, self.c[choice].label)
+        return history
 
     def step_batch(self, states, golds, float[:, ::1] scores, float[:, ::1] d_scores,
                    const unsigned char[::1] follow_oracle, unsigned char[::1] seen):
