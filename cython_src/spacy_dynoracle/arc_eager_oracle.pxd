@@ -1,5 +1,5 @@
 # Exact optimal step for arc-eager / arc-hybrid against any gold tree (non-projective
-# included): the continuation DP of ../shared/specs/arc_eager_nonproj_oracle.md §6,
+# included): the continuation DP of docs/specs/arc_eager_nonproj_oracle.md §6,
 # policy PURE (§3.1: no marks), corrected arc-eager (§2.2). Plain C arrays, no spaCy.
 #
 # Token numbering is the spec's: words 1..n, 0 = the virtual root (bottom of the stack,
