@@ -1,5 +1,5 @@
-"""arc_standard's oracle cut at gold sentences vs the §3.6 DP over the whole Doc, on the
-same states: those of spaCy's own training step (`_init_gold_batch` with spaCy's cut into
+"""arc_standard's oracle cut at gold sentences vs the §3.6 DP
+(docs/specs/lr_spine_and_arc_standard.md §3.6) over the whole Doc, on the same states: those of spaCy's own training step (`_init_gold_batch` with spaCy's cut into
 segments, then the model's moves with exploration on) for an initialized, untrained
 arc_standard pipeline on Docs of 10 training sentences. An untrained model keeps
 shifting, so stacks get deep and mix sentences: the hard case for the oracle.

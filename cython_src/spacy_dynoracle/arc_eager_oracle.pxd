@@ -11,7 +11,7 @@ cdef enum:
     NP_RA = 1       # push b as R (right-arc; arc to the element below made at its RE)
     NP_LA = 2       # pop an L top onto b (arc b -> top)
     NP_RE = 3       # pop the top into the element below (the root when it is the only word)
-    NP_NEG = -1000000   # "minus infinity" (never added to: §12 pitfall 10)
+    NP_NEG = -1000000   # "minus infinity" (never added to: §12.10)
 
 
 cdef struct NPOracle:
