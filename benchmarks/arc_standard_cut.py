@@ -1,8 +1,9 @@
-"""arc_standard's oracle cut at gold sentences vs the §3.6 DP over the whole Doc, on the
-same states: those of spaCy's own training step (`_init_gold_batch` with spaCy's cut into
-segments, then the model's moves with exploration on) for an initialized, untrained
-arc_standard pipeline on Docs of 10 training sentences. An untrained model keeps
-shifting, so stacks get deep and mix sentences: the hard case for the oracle.
+"""arc_standard's oracle cut at gold sentences vs the DP of
+docs/specs/lr_spine_and_arc_standard.md §3.6 over the whole Doc, on the same states: those of
+spaCy's own training step (`_init_gold_batch` with spaCy's cut into segments, then the
+model's moves with exploration on) for an initialized, untrained arc_standard pipeline on
+Docs of 10 training sentences. An untrained model keeps shifting, so stacks get deep and
+mix sentences: the hard case for the oracle.
 
 Both oracles run through `ArcStandardOracle.costs` (sh / la / ra, a thin Python wrapper);
 their costs are asserted equal on every state. The new one is timed --reps times per

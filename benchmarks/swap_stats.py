@@ -1,11 +1,12 @@
 """Swaps per sentence of the swap system's static oracles on UD training sets (issue 6),
-to compare with BN15 Table 1 (spec swap.md §9.1): % projective sentences, #SW of EAGER,
+to compare with BN15 Table 1 (docs/specs/swap.md §9.1): % projective sentences, #SW of EAGER,
 and the reductions of LAZY and MINIMAL.
 
     python benchmarks/swap_stats.py [--treebanks UD_Hungarian-Szeged,...] [--budget 200000]
 
-One sentence at a time (gold heads as in the file); MINIMAL is the search of spec §4.1
-with a state budget per sentence (LAZY when exceeded; counted as "fallback").
+One sentence at a time (gold heads as in the file); MINIMAL is the search of
+docs/specs/swap.md §4.1 with a state budget per sentence (LAZY when exceeded; counted as
+"fallback").
 """
 import argparse
 import time

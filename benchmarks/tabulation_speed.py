@@ -1,5 +1,5 @@
 """Exact decoding time per sentence of the tabulation kernels (spacy_dynoracle.tabulation,
-spec dp_tabulation.md §7) at n = 30, 60, 100 words, on random float64 window-score tables
+docs/specs/dp_tabulation.md §7) at n = 30, 60, 100 words, on random float64 window-score tables
 (the scores a model would precompute; their computation is not timed).
 
     flock /tmp/dynoracle-cpu.lock python3 benchmarks/tabulation_speed.py

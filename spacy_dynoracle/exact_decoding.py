@@ -1,17 +1,18 @@
 """Exact decoding and arc marginals for `dynoracle_parser` with a window model
-(issue 8 items 2-3; spec ../shared/specs/dp_tabulation.md §5, §7). Docs: docs/tabulation.md.
+(issue 8 items 2-3; spec docs/specs/dp_tabulation.md §5, §7). Docs: docs/tabulation.md.
 
 * `spacy_dynoracle.WindowParserModel.v1`: spaCy's parser model (tok2vec -> precomputable
   lower layer -> maxout -> upper) whose state features are only (b0, s0): spaCy's
   `StateC.set_context_tokens(ids, 2)`. Every move's score is then a function of the window
   (s0, b0), which the O(n^3) charts of arc_hybrid, arc_eager and arc_standard read exactly
-  (spec §5.3: buffer and stack-top positions are free). It trains like any parser model
-  (greedy, with the dynamic oracle).
+  (docs/specs/dp_tabulation.md §5.3: buffer and stack-top positions are free). It trains like any
+  parser model (greedy, with the dynamic oracle).
 * `window_class_scores(parser, doc)`: the scores of every class in every window (s0, b0),
-  from the per-token precomputed lower-layer vectors in batched matrix calls (spec §7 step 2).
+  from the per-token precomputed lower-layer vectors in batched matrix calls
+  (docs/specs/dp_tabulation.md §7 step 2).
 * `exact_parse(parser, docs)`: the globally best transition sequence of the model (sum of
-  per-window log-softmax scores; labels eliminated per window, spec §5.7), applied with the
-  real transitions; with `marginals=True` also the arc marginals on the Doc:
+  per-window log-softmax scores; labels eliminated per window, docs/specs/dp_tabulation.md §5.7),
+  applied with the real transitions; with `marginals=True` also the arc marginals on the Doc:
   `doc._.dynoracle_arc_marginals` (n x n array, [child, head], a root is its own head) and
   `token._.dynoracle_head_probs` (the top heads [(head index, probability), ...]).
 
@@ -60,7 +61,8 @@ def check_exact_config(model, system):
     if not model.has_ref("lower") or model.get_ref("lower").maybe_get_dim("nF") != WINDOW_FEATURES:
         raise ValueError("decode='exact' and arc_marginals need a window model: set "
                          "[components.parser.model] @architectures = "
-                         "\"spacy_dynoracle.WindowParserModel.v1\" (spec §5.3)")
+                         "\"spacy_dynoracle.WindowParserModel.v1\" "
+                         "(docs/specs/dp_tabulation.md §5.3)")
 
 
 def arc_marginals_parser(nlp, enable: bool = True):
@@ -96,7 +98,7 @@ def _check_window_model(parser):
             f"exact decoding needs a window model (spacy_dynoracle.WindowParserModel.v1, "
             f"{WINDOW_FEATURES} state features); this parser's model reads "
             f"{lower.get_dim('nF')} state tokens (children, deeper stack), which the "
-            "tabulation cannot score exactly (spec §5.3)")
+            "tabulation cannot score exactly (docs/specs/dp_tabulation.md §5.3)")
 
 
 def window_class_scores(parser, doc: Doc) -> np.ndarray:
@@ -108,8 +110,9 @@ def window_class_scores(parser, doc: Doc) -> np.ndarray:
 
 def window_class_scores_batch(parser, docs: List[Doc]) -> list:
     """window_class_scores of every doc (None for an empty doc), with one tok2vec call for
-    the batch (spec §7 step 2: the lower layer is computed once per token and slot, the
-    windows combine it by broadcasting, the upper layer is one matrix product per doc)."""
+    the batch (docs/specs/dp_tabulation.md §7 step 2: the lower layer is computed once per token
+    and slot, the windows combine it by broadcasting, the upper layer is one matrix product per
+    doc)."""
     _check_window_model(parser)
     model = parser.model
     lower = model.get_ref("lower")
@@ -196,8 +199,8 @@ def _move_groups(parser):
 
 def move_window_scores(parser, doc, semiring="max", normalize=True, S=None):
     """Per unlabelled move id: (N1, N1) scores over windows (s0, b0), labels eliminated
-    (spec §5.7: max or log-sum-exp), and per move the best class index per window.
-    S: the doc's window_class_scores if already computed. normalize="all" subtracts the
+    (docs/specs/dp_tabulation.md §5.7: max or log-sum-exp), and per move the best class index per
+    window. S: the doc's window_class_scores if already computed. normalize="all" subtracts the
     window's log-partition over all classes from the eliminated scores (max and
     log-sum-exp commute with that shift), so the log-softmax is never materialised."""
     if S is None:
@@ -289,9 +292,10 @@ def _valid_mass_access(ms, n):
 
 def _valid_normalised_hybrid(ms, n):
     """arc_hybrid tables of log p(move | state) with the softmax over the state's *valid*
-    classes, as greedy decoding sees them (spec §5.6). The valid set depends on whether s1
-    exists (RIGHT vs ROOT) and b0 exists (SHIFT, LEFT), so the shift table needs s1: the
-    context chart (spec §5.4 row 2, O(n^4)); left gets its s1 axis (none vs a word)."""
+    classes, as greedy decoding sees them (docs/specs/dp_tabulation.md §5.6). The valid set depends
+    on whether s1 exists (RIGHT vs ROOT) and b0 exists (SHIFT, LEFT), so the shift table needs s1:
+    the context chart (docs/specs/dp_tabulation.md §5.4 row 2, O(n^4)); left gets its s1 axis (none
+    vs a word)."""
     SHIFT, LEFT, RIGHT, ROOT = 0, 1, 2, 3
     N1 = n + 1
     get, mass, with_b0 = _valid_mass_access(ms, n)
@@ -313,10 +317,10 @@ def _valid_normalised_hybrid(ms, n):
 
 def _valid_normalised_eager(ms, n):
     """arc_eager tables of log p(move | state), softmax over the state's *valid* classes
-    (spec §5.6; arc_eager.pyx): with s0 the only word, {SHIFT, RIGHT, LEFT, ROOT}; with a
-    word s1 below it, {SHIFT, RIGHT, LEFT if s0 is an L top, REDUCE}; SHIFT/RIGHT/LEFT
-    need b0; an empty stack allows SHIFT only. The set depends on s1 (and on the flag of
-    s0), so SHIFT and RIGHT need the context chart (tables [f, s1, s0, b0], O(n^4))."""
+    (docs/specs/dp_tabulation.md §5.6; arc_eager.pyx): with s0 the only word, {SHIFT, RIGHT, LEFT,
+    ROOT}; with a word s1 below it, {SHIFT, RIGHT, LEFT if s0 is an L top, REDUCE};
+    SHIFT/RIGHT/LEFT need b0; an empty stack allows SHIFT only. The set depends on s1 (and on the
+    flag of s0), so SHIFT and RIGHT need the context chart (tables [f, s1, s0, b0], O(n^4))."""
     SHIFT, LEFT, RIGHT, ROOT, REDUCE = 0, 1, 2, 3, 9
     N1 = n + 1
     get, mass, with_b0 = _valid_mass_access(ms, n)
@@ -452,8 +456,8 @@ def exact_parse(parser, docs: List[Doc], marginals: bool = True,
     marginals=True, store arc marginals on each Doc. `normalize`: "all" (= True) scores
     moves by their log-softmax over all classes of the window; "valid" by the log-softmax
     over the state's valid classes, i.e. the greedy model's own probabilities (the sum is
-    the log-probability of the computation under the local model, spec §5.6, §7;
-    arc_hybrid and arc_eager, context charts, O(n^4)); "none" (= False) by the raw scores."""
+    the log-probability of the computation under the local model, docs/specs/dp_tabulation.md §5.6,
+    §7; arc_hybrid and arc_eager, context charts, O(n^4)); "none" (= False) by the raw scores."""
     scores = window_class_scores_batch(parser, docs)
     presets = [preset_boundaries(doc) for doc in docs]           # before the annotation
     parser.set_annotations(docs, exact_states(parser, docs, normalize, scores, presets))

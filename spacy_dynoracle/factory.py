@@ -123,7 +123,7 @@ def make_dynoracle_parser(
             raise ValueError(f"set {key!r} as the component's own config key, not in system_options")
     options.update(system_options or {})
     # Build the system here rather than through `moves`: it shares nlp.vocab.strings, and
-    # Parser.cfg stays JSON-serialisable (spacy-integration.md §5).
+    # Parser.cfg stays JSON-serialisable (docs/specs/spacy_integration.md §5).
     moves = cls(nlp.vocab.strings, projectivize=projectivize, oracle=oracle, **options)
     parser = DynOracleParser(
         nlp.vocab,

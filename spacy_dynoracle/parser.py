@@ -1,5 +1,5 @@
 """DynOracleParser: spaCy's DependencyParser with the package's transition systems and an
-exploration schedule (Goldberg & Nivre 2013, spec arc_eager_hybrid_easyfirst.md §7.3).
+exploration schedule (Goldberg & Nivre 2013, docs/specs/arc_eager_hybrid_easyfirst.md §7.3).
 
 Training follows the oracle (the best-scoring zero-cost move) for the first
 `explore_after_epochs` epochs, then the model's own prediction with probability

@@ -1,5 +1,6 @@
 """`spacy_dynoracle.SpineParserModel.v1`: spaCy's transition-based parser model with a
-feature template chosen per system (issue 5 item 3; spacy-integration.md §1.5 (b)).
+feature template chosen per system (issue 5 item 3;
+docs/specs/spacy_integration.md §1.5 (b)).
 
 Same layers as `spacy.TransitionBasedParser.v2` (tok2vec -> Linear, PrecomputableAffine
 over nF feature tokens, optional upper Linear), so the precomputed-hiddens speed trick is

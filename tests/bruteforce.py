@@ -136,8 +136,8 @@ class BruteForce:
 
     # Systems whose moves never change a head once set and whose validity and effects depend
     # on the stack and buffer only (class attribute `bruteforce_arc_monotone = True`, e.g.
-    # attardi) have minloss = (wrong arcs built) + F(stack, buffer) (attardi spec §3.1), so the
-    # search memoises the future on (stack, buffer): same exhaustive search, far fewer states.
+    # attardi) have minloss = (wrong arcs built) + F(stack, buffer) (docs/specs/attardi.md §3.1), so
+    # the search memoises the future on (stack, buffer): same exhaustive search, far fewer states.
     # Both properties are asserted along the way.
     def built_loss(self, sim: Simulator) -> int:
         heads = sim.heads()
@@ -244,7 +244,7 @@ class GoldReach:
     fewest `weight`-ed actions (e.g. SWAPs) of a derivation. Only states whose built heads
     are all gold are expanded (the package's systems are monotone: a head once set is
     never changed, so no other state can reach the gold tree). `allowed(sim, action)`
-    restricts the actions (e.g. swap's projective-order swaps, specs/swap.md §7)."""
+    restricts the actions (e.g. swap's projective-order swaps, docs/specs/swap.md §7)."""
 
     def __init__(self, gold_heads: Sequence[int], allowed: Optional[Callable] = None,
                  weight: Optional[Callable] = None):

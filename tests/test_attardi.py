@@ -25,7 +25,7 @@ def oracle(D=2, **kw):
     return orc.AttardiOracle(D, **kw)
 
 
-# ---- spec §3.2.9 and §3.3: regression vectors -----------------------------------------------
+# ---- docs/specs/attardi.md §3.2.9 and §3.3: regression vectors -----------------------------------
 def test_reduction_vector_head_attached():
     g = node_gold([3, 1, 4, 0])
     o = oracle()
@@ -64,7 +64,8 @@ def test_paper_figure_5():
 
 
 def test_initial_configuration_and_coverage():
-    """Spec §3.2.4: every projective tree is covered; the oracle gives 0 at the start."""
+    """docs/specs/attardi.md §3.2.4: every projective tree is covered; the oracle gives 0 at the
+    start."""
     rng = random.Random(0)
     from bruteforce import random_projective_tree
     for _ in range(200):
@@ -75,8 +76,8 @@ def test_initial_configuration_and_coverage():
 
 
 def test_zero_future_matches_table():
-    """Spec §3.2.7: zero_future(σ, b) <=> F(σ, b) == 0, on random reachable states of any
-    tree (F by the table without reduction, itself exact by the brute-force suite)."""
+    """docs/specs/attardi.md §3.2.7: zero_future(σ, b) <=> F(σ, b) == 0, on random reachable states
+    of any tree (F by the table without reduction, itself exact by the brute-force suite)."""
     rng = random.Random(3)
     for D in (2, 3):
         o = oracle(D, uncovered_mode=0)
@@ -91,7 +92,7 @@ def test_zero_future_matches_table():
             assert o.py_zero_future(g, stack, b) == (o.py_future_loss(full, stack, b) == 0)
 
 
-# ---- exact_costs=False: exact zero set, lower bounds elsewhere (spec §2.7) -------------------
+# ---- exact_costs=False: exact zero set, lower bounds elsewhere (docs/specs/attardi.md §2.7) ------
 def check_lower_bound_mode(D, n_states, seed, paths=None):
     """exact_costs=False, through the Simulator, i.e. the values training then gets: every
     optimal move costs 0, every other one 1 <= cost <= its exact cost (brute force)."""

@@ -15,20 +15,20 @@ from spacy_dynoracle.testing import Simulator
 # name, system, options, gold kinds on which the dynamic oracle is exact
 ORACLE_CASES = [
     # arc_standard (issue 5): the [GSS14] DP on complete projective gold, the DP of spec
-    # lr_spine_and_arc_standard.md §3.6 otherwise, cut at gold sentence boundaries (each
+    # docs/specs/lr_spine_and_arc_standard.md §3.6 otherwise, cut at gold sentence boundaries (each
     # part on its own DP): exact on every kind of gold
     ("arc_standard", "arc_standard", {},
      ("projective", "nonprojective", "multi", "multi-nonprojective", "partial")),
     # lr_spine (issue 5): the tabular oracle made exact for the cap on spine depth (P12)
     ("lr_spine", "lr_spine", {"max_k": 2}, ("projective", "multi-projective")),
     # arc_hybrid's dynamic oracle: G&N on projective segments, the continuation DP of
-    # arc_eager_nonproj_oracle.md §6 on non-projective ones (issue 7)
+    # docs/specs/arc_eager_nonproj_oracle.md §6 on non-projective ones (issue 7)
     ("arc_hybrid", "arc_hybrid", {}, ("projective", "nonprojective", "multi", "multi-projective")),
     ("arc_eager", "arc_eager", {}, ("projective", "nonprojective", "multi")),
     ("arc_eager-goldberg-nivre", "arc_eager", {"oracle": "goldberg-nivre"},
      ("projective", "multi-projective")),
     # attardi (issue 4): exact on every gold tree, covered or not (docs/systems/attardi.md);
-    # "-full": the non-covered fallback without any buffer reduction (spec §2.9)
+    # "-full": the non-covered fallback without any buffer reduction (docs/specs/attardi.md §2.9)
     ("attardi2", "attardi", {"degree": 2}, ("projective", "nonprojective", "multi", "uncovered", "partial")),
     ("attardi3", "attardi", {"degree": 3}, ("projective", "nonprojective", "multi", "uncovered", "partial")),
     ("attardi2-full", "attardi", {"degree": 2, "uncovered": "exact"}, ("nonprojective", "uncovered")),
@@ -163,7 +163,7 @@ def test_static_oracle_rebuilds_gold(name, system, options, kinds):
 def measure_inexact(system, options, kinds, n_states, seed):
     """Against the brute force on non-projective gold: how often the oracle's costs, and
     its zero-cost set, differ from the exact ones. Also checks what such an oracle still
-    guarantees (spec arc_eager_hybrid_easyfirst.md §9): it never under-estimates a cost,
+    guarantees (docs/specs/arc_eager_hybrid_easyfirst.md §9): it never under-estimates a cost,
     and a move it calls free is truly optimal."""
     rng = random.Random(seed)
     states = cost_diff = zero_diff = 0
@@ -282,8 +282,9 @@ def agreement(system, options, kinds, n_states, seed):
 
 
 def test_lr_spine_on_nonprojective_gold_is_sound():
-    """lr_spine's oracle is exact on projective gold only (spec §3.9); on raw
-    non-projective gold its costs must stay sound for training."""
+    """lr_spine's oracle is exact on projective gold only
+    (docs/specs/lr_spine_and_arc_standard.md §3.9); on raw non-projective gold its costs must stay
+    sound for training."""
     states, exact_costs, exact_zero, unsound = agreement(
         "lr_spine", {"max_k": 2}, ("nonprojective",), n_states=100, seed=8)
     print(f"lr_spine max_k=2, non-projective gold: {states} states, cost vector exact in "

@@ -1,7 +1,7 @@
 """arc_standard and lr_spine (issue 5) beyond the shared brute force (test_oracles.py):
 the spec's fixtures on the oracle modules directly, options, and training in spaCy.
 
-Fixtures: ../shared/specs/lr_spine_and_arc_standard.md §4 (node 0 is the virtual root, gold
+Fixtures: docs/specs/lr_spine_and_arc_standard.md §4 (node 0 is the virtual root, gold
 heads `gh` in node space with gh[0] = -1).
 """
 import random
@@ -48,7 +48,8 @@ def test_arc_standard_fixtures(gh, stack, b, F, costs, force_general):
         vals["la"] = delta(stack[-1], stack[-2]) + oracle.future(stack[:-2] + stack[-1:], b)
     if len(stack) >= 2:
         vals["ra"] = delta(stack[-2], stack[-1]) + oracle.future(stack[:-1], b)
-    assert min(vals.values()) == F                      # Bellman consistency (spec §4.3)
+    # Bellman consistency (docs/specs/lr_spine_and_arc_standard.md §4.3)
+    assert min(vals.values()) == F
     assert {t: v - F for t, v in vals.items()} == costs
 
 
@@ -309,14 +310,15 @@ def test_lr_spine_fixtures(gh, elems, b, costs):
 
 
 def test_lr_spine_fixture_nonprojective_is_the_papers_approximation():
-    """S5: on non-projective gold the tabular DP is not exact (spec §3.9): the exact
-    costs are sh 0, ra_1 1; the DP, like the paper's, calls ra_1 free."""
+    """S5: on non-projective gold the tabular DP is not exact
+    (docs/specs/lr_spine_and_arc_standard.md §3.9): the exact costs are sh 0, ra_1 1; the DP, like
+    the paper's, calls ra_1 free."""
     gh = [-1, 4, 1, 7, 0, 4, 2, 4]
     assert lr_spine_costs(gh, [([0], [0]), ([1], [1])], 2, K=4) == {"sh": 0, "ra_1": 0}
 
 
 def test_lr_spine_cap_changes_costs():
-    """S3 with the cap at 3 (spec P12): node 4 is dead, ra_4 does not exist, and the gold
+    """S3 with the cap at 3 (§6 P12): node 4 is dead, ra_4 does not exist, and the gold
     attachment ra_3 is no longer free: it would put 5 at depth 4, dead before it takes its
     gold dependent 6. The exact capped oracle defers it (sh, then ra_1 5 -> 6, then ra_3)."""
     gh = [-1, 3, 1, 0, 3, 3, 5]

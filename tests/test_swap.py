@@ -1,4 +1,4 @@
-"""The swap system (issue 6, spec ../shared/specs/swap.md) against the shared brute force.
+"""The swap system (issue 6, spec docs/specs/swap.md) against the shared brute force.
 
 * static oracles (§4): rebuild every gold tree; #SW: 0 on projective trees, MINIMAL <= LAZY
   <= EAGER, and MINIMAL equals the fewest swaps of any derivation that only swaps
@@ -26,7 +26,7 @@ KINDS = ("projective", "nonprojective", "nonprojective", "multi")
 
 
 def proj_rank(heads):
-    """Spec §2.1, written independently of the Cython: in-order traversal of the gold
+    """docs/specs/swap.md §2.1, written independently of the Cython: in-order traversal of the gold
     forest (roots, as children of the virtual root, in index order)."""
     n = len(heads)
     kids = [[] for _ in range(n)]
@@ -54,7 +54,7 @@ def proj_rank(heads):
 
 def restricted(gold):
     """Allowed-action filter of BN15's reachability: SW only of projective-order
-    inversions (spec §7)."""
+    inversions (docs/specs/swap.md §7)."""
     rank = proj_rank(gold)
 
     def allowed(sim, action):
@@ -74,7 +74,7 @@ def tree(rng, kind, lo=1, hi=8):
     return random_forest(rng.randint(lo, hi), rng, kind)
 
 
-# ---- mechanics (spec §1) -------------------------------------------------------------------
+# ---- mechanics (docs/specs/swap.md §1) -----------------------------------------------------------
 def test_swap_semantics():
     sim = Simulator("swap", 4)
     assert sim.actions() == ["SHIFT"]
@@ -92,7 +92,7 @@ def test_swap_semantics():
 
 
 def test_figure3_sequences():
-    """Spec §4.2 (BN15 Fig. 3), verbatim; RA with s1 = root is ROOT here."""
+    """docs/specs/swap.md §4.2 (BN15 Fig. 3), verbatim; RA with s1 = root is ROOT here."""
     gold = [1, 1, 1, 0, 3]
     ab = {"SHIFT": "SH", "LEFT": "LA", "RIGHT": "RA", "ROOT": "RA", "SWAP": "SW"}
     seqs = {o: " ".join(ab[a] for a in static_sequence("swap", gold, oracle=o)[1])
@@ -114,8 +114,8 @@ def random_walk(sim, rng):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_random_walks_terminate_without_dead_ends(seed):
-    """Spec §1.2: arbitrary sequences end; 2n + 2#SW transitions; #SW <= n(n-1)/2; each
-    root's words form one contiguous sentence."""
+    """docs/specs/swap.md §1.2: arbitrary sequences end; 2n + 2#SW transitions; #SW <= n(n-1)/2;
+    each root's words form one contiguous sentence."""
     rng = random.Random(seed)
     for _ in range(150):
         n = rng.randint(1, 14)
@@ -134,7 +134,7 @@ def test_random_walks_terminate_without_dead_ends(seed):
         assert_contiguous_sentences(sim.heads())
 
 
-# ---- static oracles (spec §4) ------------------------------------------------------------------
+# ---- static oracles (docs/specs/swap.md §4) ------------------------------------------------------
 def run_static(n_trees, seed, max_n=8):
     rng = random.Random(seed)
     counts = {o: 0 for o in STATIC}
@@ -152,7 +152,7 @@ def run_static(n_trees, seed, max_n=8):
         else:
             n_nonproj += 1
         assert swaps["static-minimal"] <= swaps["static-lazy"] <= swaps["static-eager"], (gold, swaps)
-        # MINIMAL is minimal among derivations with projective-order swaps (spec §4)
+        # MINIMAL is minimal among derivations with projective-order swaps (docs/specs/swap.md §4)
         best = GoldReach(gold, allowed=restricted(gold),
                          weight=lambda a: a == "SWAP").best(Simulator("swap", len(gold)))
         assert swaps["static-minimal"] == best, (gold, swaps, best)
@@ -172,7 +172,7 @@ def test_static_oracles_rebuild_with_minimal_swaps_many():
 
 
 def test_static_oracles_long_trees():
-    """Spec §11.4: EAGER/LAZY/MINIMAL derive T on larger trees too (n <= 40)."""
+    """docs/specs/swap.md §11.4: EAGER/LAZY/MINIMAL derive T on larger trees too (n <= 40)."""
     rng = random.Random(12)
     for t in range(24):
         gold = tree(rng, KINDS[t % len(KINDS)], 15, 40 if t % 2 else 18)
@@ -185,7 +185,7 @@ def test_static_oracles_long_trees():
         assert sorted(s, reverse=True) == s
 
 
-# ---- non-deterministic oracles (spec §6, §7) ------------------------------------------------
+# ---- non-deterministic oracles (docs/specs/swap.md §6, §7) ---------------------------------------
 def zero(costs):
     return {a for a, c in costs.items() if c == 0}
 
@@ -232,7 +232,7 @@ def test_nd_all_is_restricted_reachability_many():
     assert checked >= 5000
 
 
-# ---- the dynamic cost (spec §10) ----------------------------------------------------------------
+# ---- the dynamic cost (docs/specs/swap.md §10) ---------------------------------------------------
 def sample_states(gold, rng, k=8):
     """States off and on the gold path: random walks mixing dynamic zero-cost and random
     moves, plus states of ND-ALL walks (the BN15 gold region)."""
@@ -308,8 +308,8 @@ def test_dynamic_cost_agreement_many(variant):
 
 
 def test_dynamic_cost_exact_search_is_exact():
-    """With the exact search (spec §10.2 C1) covering the whole remainder, the costs are
-    exact, unlabelled and labelled, by the shared brute force."""
+    """With the exact search (docs/specs/swap.md §10.2 C1) covering the whole remainder, the costs
+    are exact, unlabelled and labelled, by the shared brute force."""
     rng = random.Random(40)
     checked = 0
     for t in range(30):

@@ -1,8 +1,8 @@
-"""The tabulation (spacy_dynoracle.tabulation, spec dp_tabulation.md) against exhaustive
+"""The tabulation (spacy_dynoracle.tabulation, docs/specs/dp_tabulation.md) against exhaustive
 search over the Simulator's actions (bruteforce.search_computations), for random window
-scores: spec §9 tests 1 (Viterbi), 2 (backtrace replays to the score), 3 (inside = log-sum-exp
-over all computations), 4 (counting: every computation derived exactly once), 5 (arc
-marginals) and 8 (edge cases n = 1, 2); plus the gradients (expected move counts) by finite
+scores: docs/specs/dp_tabulation.md §9 tests 1 (Viterbi), 2 (backtrace replays to the score), 3
+(inside = log-sum-exp over all computations), 4 (counting: every computation derived exactly once),
+5 (arc marginals) and 8 (edge cases n = 1, 2); plus the gradients (expected move counts) by finite
 differences, and a negative control showing that the comparison can fail.
 
 The scorers below read each state's window straight off the Simulator (stack, buffer,
@@ -21,8 +21,8 @@ from spacy_dynoracle.testing import Simulator
 
 tab = load_compiled("tabulation")
 
-# spec §9: 1, 1, 3, 13, 67, 381, 2307 complete computations for n = 1..7 tokens *including*
-# the spec's ROOT token, i.e. for our n - 1 words.
+# docs/specs/dp_tabulation.md §9: 1, 1, 3, 13, 67, 381, 2307 complete computations for n = 1..7
+# tokens *including* the spec's ROOT token, i.e. for our n - 1 words.
 SPEC_COUNTS = {1: 1, 2: 3, 3: 13, 4: 67, 5: 381, 6: 2307}
 
 
@@ -169,7 +169,8 @@ def replay(system, n, moves, score):
 
 
 def check_case(system, n, rng, integer, **opts):
-    """All of spec §9 tests 1-5 on one random input; returns the brute-force result."""
+    """All of docs/specs/dp_tabulation.md §9 tests 1-5 on one random input; returns the brute-force
+    result."""
     make = SYSTEMS[system][0]
     tables = make(n, rng, integer, **opts)
     score = scorer_for(system, tables, opts)
@@ -210,8 +211,9 @@ def test_n7():
 
 @pytest.mark.parametrize("system", [p for p in SYSTEMS if _system_available(p)])
 def test_counting(system):
-    """Spec §9 test 4: with all scores 0, exp(logZ) is the number of complete computations;
-    it must equal the brute-force count (and, for arc-hybrid, the spec's published counts)."""
+    """docs/specs/dp_tabulation.md §9 test 4: with all scores 0, exp(logZ) is the number of complete
+    computations; it must equal the brute-force count (and, for arc-hybrid, the spec's published
+    counts)."""
     make, scorer, _, io, order = SYSTEMS[system]
     for n in range(1, 7):
         tables = {k: np.zeros_like(v) for k, v in make(n, np.random.default_rng(0), True).items()}
@@ -220,7 +222,8 @@ def test_counting(system):
         assert round(math.exp(logZ)) == bf["count"]
         assert math.isclose(math.exp(logZ), bf["count"], rel_tol=1e-9)
         if system == "arc_hybrid" or (system == "arc_standard" and n <= 5):
-            assert bf["count"] == SPEC_COUNTS[n]     # spec §9 (arc-standard: n <= 6 tokens)
+            # docs/specs/dp_tabulation.md §9 (arc-standard: n <= 6 tokens)
+            assert bf["count"] == SPEC_COUNTS[n]
 
 
 def test_invalid_moves_as_minus_inf():
@@ -243,7 +246,8 @@ def test_invalid_moves_as_minus_inf():
 
 @pytest.mark.parametrize("system,opts", variants())
 def test_gradients_are_expected_move_counts(system, opts):
-    """d logZ / d table (spec §6: expected transition counts) against central differences."""
+    """d logZ / d table (docs/specs/dp_tabulation.md §6: expected transition counts) against central
+    differences."""
     make, order = SYSTEMS[system][0], SYSTEMS[system][4]
     io = kernels(system, opts)[1]
     rng = np.random.default_rng(11)
@@ -356,15 +360,15 @@ def test_windows_are_all_the_chart_reads(system, opts):
 
 
 def test_window_counts_match_spec():
-    """Spec §7: C(n+1, 3) reduce windows (s1, s0, b0) with b0 a word: 4 495 / 35 990 /
-    166 650 for n = 30 / 60 / 100."""
+    """docs/specs/dp_tabulation.md §7: C(n+1, 3) reduce windows (s1, s0, b0) with b0 a word: 4 495 /
+    35 990 / 166 650 for n = 30 / 60 / 100."""
     for n, count in ((30, 4495), (60, 35990), (100, 166650)):
         assert len(tab.hybrid_windows(n)["left"][0]) == count
 
 
 def test_negative_control_untied_context():
-    """Spec §9.6: the context chart without tying the right premise's context to the left
-    premise's head must disagree with exhaustive search on some inputs."""
+    """docs/specs/dp_tabulation.md §9.6: the context chart without tying the right premise's context
+    to the left premise's head must disagree with exhaustive search on some inputs."""
     rng = np.random.default_rng(6)
     wrong = 0
     for _ in range(6):
@@ -402,7 +406,8 @@ def test_eliminate_labels():
     assert tab.eliminate_labels(lab, semiring="log")[0, 0, 0] == -np.inf
 
 
-# ---- the chart as a cross-check of the dynamic oracles (spec §8, issue 8 item 4) ----------------
+# ---- the chart as a cross-check of the dynamic oracles (docs/specs/dp_tabulation.md §8, issue 8
+# item 4) ----------------------------------------------------------------------------------------
 def gold_arc_tables(system, gold):
     """Window scores = 1 for a move that builds a gold arc (unlabelled), else 0: the Viterbi
     score is the largest number of gold heads any computation gets, so n - Viterbi is the

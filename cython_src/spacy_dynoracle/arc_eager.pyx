@@ -1,19 +1,21 @@
 # cython: language_level=3, infer_types=True, boundscheck=False, wraparound=False, cdivision=True
 # distutils: language = c++
-"""Corrected arc-eager (Nederhof, spec arc_eager_nonproj_oracle.md §2.2) on spaCy's StateC,
+"""Corrected arc-eager (Nederhof, docs/specs/arc_eager_nonproj_oracle.md §2.2) on spaCy's StateC,
 with three oracles:
 
 * ``dynamic``: the exact optimal step for any gold tree, non-projective included: the
-  continuation DP of spec §6 (arc_eager_oracle.pyx), policy PURE, inner table once per Doc.
+  continuation DP of docs/specs/arc_eager_nonproj_oracle.md §6 (arc_eager_oracle.pyx), policy
+  PURE, inner table once per Doc.
 * ``goldberg-nivre``: arc-decomposable costs in the manner of Goldberg & Nivre 2013
-  (spec arc_eager_hybrid_easyfirst.md §3, §5.1; reachable-before minus reachable-after,
-  pitfall 7 of the nonproj spec), re-derived for this system (root at the stack bottom,
-  corrected REDUCE). Exact on projective gold; an approximation on non-projective gold.
+  (docs/specs/arc_eager_hybrid_easyfirst.md §3, §5.1; reachable-before minus reachable-after,
+  docs/specs/arc_eager_nonproj_oracle.md §12.7), re-derived for this system (root at the stack
+  bottom, corrected REDUCE). Exact on projective gold; an approximation on non-projective gold.
 * ``static``: the canonical sequence (first zero-cost move of the G&N costs in the order
   LEFT, RIGHT, REDUCE, ROOT, SHIFT: reduce as soon as complete).
 
 The virtual root (token 0 of the spec) sits at the bottom of the stack and is never
-popped (spec §2: "token 0 starts on the stack"). Moves, on StateC:
+popped (docs/specs/arc_eager_nonproj_oracle.md §2: "token 0 starts on the stack"). Moves, on
+StateC:
 
     SHIFT    push b0 (spec SH: label L, no head yet)
     RIGHT    push b0 with its head fixed to s0 (spec RA: label R). As in the spec the arc is
@@ -51,8 +53,8 @@ ORACLE_STATIC = "static"
 
 # ---- per-Doc oracle table (GoldC.extra) -------------------------------------------------
 def attach_np_table(DynGold gold):
-    """Build the spec §6.1 tables for this gold once and hang them on gold.c.extra
-    (owned by gold.extra_obj). Idempotent."""
+    """Build the docs/specs/arc_eager_nonproj_oracle.md §6.1 tables for this gold once and hang
+    them on gold.c.extra (owned by gold.extra_obj). Idempotent."""
     cdef NPOracleTable table
     if gold.c.extra != NULL:
         return
@@ -68,8 +70,9 @@ def attach_np_table(DynGold gold):
 
 cdef inline void np_costs(const StateC* st, const GoldC* g, bint with_ra,
                           int* rho) noexcept nogil:
-    """rho[NP_*] of the state (spec §3) from the DP module: the stack in spec numbering
-    (word i -> i + 1, the virtual root 0 at the bottom), R = pushed by RIGHT."""
+    """rho[NP_*] of the state (docs/specs/arc_eager_nonproj_oracle.md §3) from the DP module: the
+    stack in spec numbering (word i -> i + 1, the virtual root 0 at the bottom), R = pushed by
+    RIGHT."""
     cdef NPOracle* o = <NPOracle*>g.extra
     cdef int k = st.stack_depth() + 1
     cdef int i, x
@@ -371,7 +374,8 @@ cdef class ArcEager(DynOracleSystem):
             self.gn_costs(st, g, valid, cost)
             return
         np_costs(st, g, 1, rho)
-        # spec §3: cost = max over valid moves of rho - rho[t]; REDUCE and ROOT are RE
+        # docs/specs/arc_eager_nonproj_oracle.md §3: cost = max over valid moves of rho - rho[t];
+        # REDUCE and ROOT are RE
         for m in range(N_MOVES):
             cost[m] = 0
         if valid[SHIFT] and rho[NP_SH] > best:

@@ -1,5 +1,5 @@
 # Exact optimal step for arc-eager / arc-hybrid against any gold tree (non-projective
-# included): the continuation DP of ../shared/specs/arc_eager_nonproj_oracle.md §6,
+# included): the continuation DP of docs/specs/arc_eager_nonproj_oracle.md §6,
 # policy PURE (§3.1: no marks), corrected arc-eager (§2.2). Plain C arrays, no spaCy.
 #
 # Token numbering is the spec's: words 1..n, 0 = the virtual root (bottom of the stack,
@@ -11,7 +11,7 @@ cdef enum:
     NP_RA = 1       # push b as R (right-arc; arc to the element below made at its RE)
     NP_LA = 2       # pop an L top onto b (arc b -> top)
     NP_RE = 3       # pop the top into the element below (the root when it is the only word)
-    NP_NEG = -1000000   # "minus infinity" (never added to: §12 pitfall 10)
+    NP_NEG = -1000000   # "minus infinity" (never added to: §12.10)
 
 
 cdef struct NPOracle:

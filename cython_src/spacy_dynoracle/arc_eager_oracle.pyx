@@ -1,13 +1,14 @@
 # cython: language_level=3, infer_types=True, boundscheck=False, wraparound=False, cdivision=True
 # distutils: language = c++
 """Nederhof's exact optimal step for arc-eager on non-projective gold, as the continuation
-DP of ../shared/specs/arc_eager_nonproj_oracle.md §6 ("algorithm B"), over plain arrays.
+DP of docs/specs/arc_eager_nonproj_oracle.md §6 ("algorithm B"), over plain arrays.
 
 Scores rho[t] = best number of gold arcs *still to be created* by any complete computation
-that starts with t (spec §3: rho_t = |T ∩ T_g| + gain_t + sigma_t without the constant
-|T ∩ T_g|); costs are max(rho) - rho[t]. Policy PURE (spec §3.1, no marks), so the costs
-equal exhaustive min-loss differences (what tests/bruteforce.py checks). Arc-hybrid is the
-special case "no RA, every stack element labelled L" (dp_tabulation.md §8).
+that starts with t (docs/specs/arc_eager_nonproj_oracle.md §3: rho_t = |T ∩ T_g| + gain_t + sigma_t
+without the constant |T ∩ T_g|); costs are max(rho) - rho[t]. Policy PURE
+(docs/specs/arc_eager_nonproj_oracle.md §3.1, no marks), so the costs equal exhaustive min-loss
+differences (what tests/bruteforce.py checks). Arc-hybrid is the special case "no RA, every stack
+element labelled L" (docs/specs/dp_tabulation.md §8).
 
 Speed-ups over the spec's plain recursion, both exact (proof sketch in
 docs/systems/arc_eager.md, "Cuts"):
@@ -33,7 +34,8 @@ cdef inline int imax(int a, int b) noexcept nogil:
 
 
 cdef NPOracle* np_oracle_new(const int* gold, int n) noexcept nogil:
-    """Build the per-sentence tables (spec §6.1) for gold[1..n]; NULL on allocation failure."""
+    """Build the per-sentence tables (docs/specs/arc_eager_nonproj_oracle.md §6.1) for gold[1..n];
+    NULL on allocation failure."""
     cdef NPOracle* o = <NPOracle*>calloc(1, sizeof(NPOracle))
     cdef int x, y, k, c, h, d, lo, hi, e, s, best, v, w
     cdef long total
@@ -106,7 +108,7 @@ cdef NPOracle* np_oracle_new(const int* gold, int n) noexcept nogil:
         for d in range(x, e):
             o.nonproj[d] = c
         x = e
-    # inner table I (spec §6.1), block-diagonal by segment
+    # inner table I (docs/specs/arc_eager_nonproj_oracle.md §6.1), block-diagonal by segment
     total = 0
     for x in range(1, n + 1):
         o.I_off[x] = total
@@ -128,7 +130,8 @@ cdef NPOracle* np_oracle_new(const int* gold, int n) noexcept nogil:
                 if v > best:
                     best = v
             Ix[y - x - 1] = best
-    # V0: the virtual root alone on the stack (spec §6.2 with p = 0), right to left
+    # V0: the virtual root alone on the stack (docs/specs/arc_eager_nonproj_oracle.md §6.2 with
+    # p = 0), right to left
     o.V0[n + 1] = 0
     for j in range(n, 0, -1):
         e = o.seg_end[j]
@@ -161,9 +164,9 @@ cdef void np_oracle_free(NPOracle* o) noexcept nogil:
 
 cdef inline void stack_row(const NPOracle* o, const int* prev, int* cur, int lo, int e,
                            int a, int below, bint is_L) noexcept nogil:
-    """One row of spec §6.2 (policy PURE, corrected): cur[j - lo] = V[p][j] for
-    j in lo..e, with a = a_p on top of below = a_{p-1} whose row is prev. At the cut e the
-    rest of the stack is popped by RE (see the module docstring)."""
+    """One row of docs/specs/arc_eager_nonproj_oracle.md §6.2 (policy PURE, corrected):
+    cur[j - lo] = V[p][j] for j in lo..e, with a = a_p on top of below = a_{p-1} whose row is
+    prev. At the cut e the rest of the stack is popped by RE (see the module docstring)."""
     cdef int j, y, v, best, gj, w_re, w_la, w_a
     cdef const int* Ij
     cdef const int* g = o.gold

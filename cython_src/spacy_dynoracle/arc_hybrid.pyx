@@ -1,11 +1,12 @@
 # cython: language_level=3, infer_types=True, boundscheck=False, wraparound=False, cdivision=True
 # distutils: language = c++
 """Arc-hybrid (Kuhlmann, Gómez-Rodríguez & Satta 2011) with the exact dynamic oracle of
-Goldberg & Nivre 2013. Spec: ../shared/specs/arc_eager_hybrid_easyfirst.md §1.2, §5.2, §6.
+Goldberg & Nivre 2013. Spec: docs/specs/arc_eager_hybrid_easyfirst.md §1.2, §5.2, §6.
 
-The virtual root sits at the bottom of the stack (ROOT-first, spec §1.2) without being a
-token: ROOT is the spec's RIGHT with s1 = root, valid when s0 is the only real stack item.
-A root popped by ROOT gets `_heads[s0] = s0` (the package convention), so for this system
+The virtual root sits at the bottom of the stack (ROOT-first,
+docs/specs/arc_eager_hybrid_easyfirst.md §1.2) without being a token: ROOT is the spec's RIGHT
+with s1 = root, valid when s0 is the only real stack item. A root popped by ROOT gets
+`_heads[s0] = s0` (the package convention), so for this system
 
     x is on the stack  <=>  x < _b_i and x has no head yet
     x is in the buffer <=>  x >= _b_i        (the buffer is a contiguous suffix)
@@ -15,8 +16,8 @@ and every cost below is O(1 + gold degree), with no per-step bookkeeping.
 Oracles: ``dynamic`` is exact for any gold tree. On projective gold (per segment between
 gold cuts, see arc_eager_oracle.pyx) it uses the G&N formulas above; where the segment of
 the buffer front is non-projective it uses the continuation DP of
-arc_eager_nonproj_oracle.md §6 with every stack word labelled L and no RA (arc-hybrid is
-that special case, dp_tabulation.md §8): SHIFT = SH, LEFT = LA, RIGHT/ROOT = RE. So
+docs/specs/arc_eager_nonproj_oracle.md §6 with every stack word labelled L and no RA (arc-hybrid
+is that special case, docs/specs/dp_tabulation.md §8): SHIFT = SH, LEFT = LA, RIGHT/ROOT = RE. So
 non-projective gold is *not* lifted by default. ``goldberg-nivre`` is the formula alone
 (exact on projective gold only); ``static`` trains on lifted gold by default.
 
@@ -60,7 +61,7 @@ cdef inline int kids_on_stack(const StateC* st, const GoldC* g, int h) noexcept 
 
 cdef inline weight_t pop_s0_cost(const StateC* st, const GoldC* g, int s0) noexcept nogil:
     """Cost of attaching s0 to the item below it and popping it (RIGHT, ROOT):
-    [g(s0) in B] + |D(s0) ∩ B| (spec §5.2)."""
+    [g(s0) in B] + |D(s0) ∩ B| (docs/specs/arc_eager_hybrid_easyfirst.md §5.2)."""
     cdef int h = g.heads[s0]
     return (h >= 0 and h != s0 and in_buffer(st, h)) + gold_kids_from(g, s0, st._b_i)
 
@@ -256,7 +257,8 @@ cdef class ArcHybrid(DynOracleSystem):
         cdef int best = NP_NEG
         cdef int i, k
         if self.use_dp and o != NULL and st._b_i < o.n and o.nonproj[st._b_i + 1]:
-            # non-projective segment: the continuation DP (spec nonproj §6), all words L
+            # non-projective segment: the continuation DP
+            # (docs/specs/arc_eager_nonproj_oracle.md §6), all words L
             k = st.stack_depth() + 1
             o.stack[0] = 0
             o.is_R[0] = 1
@@ -281,7 +283,8 @@ cdef class ArcHybrid(DynOracleSystem):
         cost[ROOT] = RootArc.move_cost(st, g) if valid[ROOT] else 0
 
     cdef int static_move(self, const StateC* st, const GoldC* g) noexcept nogil:
-        """Spec §6: attach as soon as the word is complete, LEFT before RIGHT, else SHIFT."""
+        """docs/specs/arc_eager_hybrid_easyfirst.md §6: attach as soon as the word is complete,
+        LEFT before RIGHT, else SHIFT."""
         cdef int valid[N_MOVES]
         cdef int s0 = st.S(0)
         cdef int h

@@ -2,22 +2,23 @@
 # distutils: language = c++
 """Arc-standard (Nivre 2004) with exact tabular dynamic oracles (Goldberg, Sartorio & Satta
 2014, corrected; and the spec's extension for any arc-factored loss).
-Spec: ../shared/specs/lr_spine_and_arc_standard.md §2.1, §2.7, §3.3-3.6, §7.
+Spec: docs/specs/lr_spine_and_arc_standard.md §2.1, §2.7, §3.3-3.6, §7.
 
-The virtual root is pre-shifted at the bottom of the stack without being a token (spec §7):
-ROOT is the spec's `ra` with s2 = root, valid when s0 is the only real stack word. A root
-popped by ROOT points to itself (docs/conventions.md), so several roots are several
-contiguous sentences. The stack holds subtree roots only, so spaCy's 8-token feature
-template (S0, S1, S2, B0, B1 and children) keeps its meaning.
+The virtual root is pre-shifted at the bottom of the stack without being a token
+(docs/specs/lr_spine_and_arc_standard.md §7): ROOT is the spec's `ra` with s2 = root, valid when
+s0 is the only real stack word. A root popped by ROOT points to itself (docs/conventions.md), so
+several roots are several contiguous sentences. The stack holds subtree roots only, so spaCy's
+8-token feature template (S0, S1, S2, B0, B1 and children) keeps its meaning.
 
 Oracles (`oracle=`):
 * "dynamic" (default): exact costs. Complete projective gold uses the [GSS14] DP over the
-  right stack of gold fragments (spec §3.3); non-projective or partially annotated gold
-  uses the §3.6 DP (exact w.r.t. the best reachable projective tree), so the default is
-  to train on raw, unlifted trees (`projectivize = false`).
+  right stack of gold fragments (docs/specs/lr_spine_and_arc_standard.md §3.3); non-projective or
+  partially annotated gold uses the §3.6 DP (exact w.r.t. the best reachable projective tree), so
+  the default is to train on raw, unlifted trees (`projectivize = false`).
 * "general": the §3.6 DP for every sentence (for comparisons and timing).
 * "static": attach as soon as the dependent is complete, LEFT before RIGHT, else SHIFT
-  (spec §2.7). With the static oracle non-projective gold is lifted by default.
+  (docs/specs/lr_spine_and_arc_standard.md §2.7). With the static oracle non-projective gold is
+  lifted by default.
 `projectivize = true` gives the pseudo-projective route (lifted gold, deprojectivized
 output) for comparison.
 
@@ -56,7 +57,8 @@ cdef class Shift:
 
     Validity: the buffer is not empty, and b0 does not start a preset sentence while the
         stack holds words of the previous one.
-    Cost: δ-free; F(sh(c)) - F(c) from the tabular oracle (spec §3.5).
+    Cost: δ-free; F(sh(c)) - F(c) from the tabular oracle
+    (docs/specs/lr_spine_and_arc_standard.md §3.5).
     Action: push b0.
     """
     @staticmethod
@@ -76,7 +78,7 @@ cdef class LeftArc:
     """Attach s1 to s0 and remove s1 (the spec's la: s1 -> s2 in the papers' indexing).
 
     Validity: at least two words on the stack (s1 is never the virtual root).
-    Cost: δ(s0 -> s1) + F(la(c)) - F(c) (spec §3.5).
+    Cost: δ(s0 -> s1) + F(la(c)) - F(c) (docs/specs/lr_spine_and_arc_standard.md §3.5).
     Action: arc s0 -> s1; s1 leaves the stack, s0 stays on top.
     """
     @staticmethod
@@ -101,7 +103,7 @@ cdef class RightArc:
     """Attach s0 to s1 and pop it (the spec's ra).
 
     Validity: at least two words on the stack.
-    Cost: δ(s1 -> s0) + F(ra(c)) - F(c) (spec §3.5).
+    Cost: δ(s1 -> s0) + F(ra(c)) - F(c) (docs/specs/lr_spine_and_arc_standard.md §3.5).
     Action: arc s1 -> s0, pop.
     """
     @staticmethod
@@ -154,8 +156,9 @@ cdef class ArcStandard(DynOracleSystem):
 
     def __init__(self, strings, labels_by_action=None, min_freq=None, *,
                  projectivize=None, oracle="dynamic", **options):
-        # The exact dynamic oracle handles non-projective gold (spec §3.6): no lifting by
-        # default; the static oracle is only complete on projective gold, so it lifts.
+        # The exact dynamic oracle handles non-projective gold
+        # (docs/specs/lr_spine_and_arc_standard.md §3.6): no lifting by default; the static
+        # oracle is only complete on projective gold, so it lifts.
         if projectivize is None:
             projectivize = oracle == "static"
         DynOracleSystem.__init__(self, strings, labels_by_action, min_freq,
@@ -213,8 +216,9 @@ cdef class ArcStandard(DynOracleSystem):
 
     cdef void move_costs(self, const StateC* st, const GoldC* gold, const int* valid,
                          weight_t* cost) noexcept nogil:
-        """All move costs from one call into the oracle (spec §3.5) on the node-level
-        configuration: stack [0, S(d-1)+1, ..., S(0)+1], buffer from _b_i + 1."""
+        """All move costs from one call into the oracle
+        (docs/specs/lr_spine_and_arc_standard.md §3.5) on the node-level configuration:
+        stack [0, S(d-1)+1, ..., S(0)+1], buffer from _b_i + 1."""
         cdef int want[3]
         cdef int val[3]
         cdef int d = st.stack_depth()
@@ -258,8 +262,9 @@ cdef class ArcStandard(DynOracleSystem):
         cost[ROOT] = val[2] - best if valid[ROOT] else 0
 
     cdef int static_move(self, const StateC* st, const GoldC* g) noexcept nogil:
-        """Spec §2.7: LEFT if correct, else RIGHT (ROOT) if correct, else SHIFT. A reduction
-        is correct when its arc is gold and the dependent has all its gold dependents."""
+        """docs/specs/lr_spine_and_arc_standard.md §2.7: LEFT if correct, else RIGHT (ROOT) if
+        correct, else SHIFT. A reduction is correct when its arc is gold and the dependent has
+        all its gold dependents."""
         cdef int valid[N_MOVES]
         cdef int s0 = st.S(0)
         cdef int s1 = st.S(1)
@@ -309,7 +314,8 @@ cdef class ArcStandard(DynOracleSystem):
 
 
 def attach_oracle(DynGold gold, force_general=False):
-    """Build the oracle's gold (spec §7: per document, once) and hang it on the DynGold."""
+    """Build the oracle's gold (docs/specs/lr_spine_and_arc_standard.md §7: per document, once)
+    and hang it on the DynGold."""
     cdef ArcStandardOracle og = ArcStandardOracle(gold.heads, force_general)
     gold.extra_obj = og
     gold.c.extra = <void*>&og.c

@@ -1,9 +1,9 @@
 # Tabular dynamic oracles for arc-standard over plain arrays (knows nothing of spaCy).
-# Spec: ../shared/specs/lr_spine_and_arc_standard.md §3.2-3.6.
+# Spec: docs/specs/lr_spine_and_arc_standard.md §3.2-3.6.
 #
-# Oracle space (spec §1, §7): node 0 is the virtual root at the left end, word i of the
-# doc is node i+1. A configuration is the stack of nodes (bottom -> top, stk[0] == 0) and
-# the first buffer node b (the buffer is b..n).
+# Oracle space (docs/specs/lr_spine_and_arc_standard.md §1, §7): node 0 is the virtual root at
+# the left end, word i of the doc is node i+1. A configuration is the stack of nodes (bottom ->
+# top, stk[0] == 0) and the first buffer node b (the buffer is b..n).
 #
 # Gold blocks: the finest partition of the words into contiguous intervals that no known
 # gold arc between two words crosses (complete gold: the sentences of the Doc). The DPs

@@ -2,7 +2,7 @@
 # distutils: language = c++
 """Exact tabular dynamic oracles for arc-standard, on plain arrays (nogil).
 
-Spec: ../shared/specs/lr_spine_and_arc_standard.md.
+Spec: docs/specs/lr_spine_and_arc_standard.md.
 
 * `as_F_paper`: [GSS14] Algorithm 1 with the correction of §6 P1 (axiom 0, the past loss
   is left out: costs only need the future loss F). Exact for complete projective gold
@@ -20,9 +20,10 @@ Spec: ../shared/specs/lr_spine_and_arc_standard.md.
 * `as_costs`: delta(arc) + F(successor) for SHIFT, LEFT, RIGHT (§3.5) up to a constant
   shared by the three; a move's cost is its value minus the smallest value.
 
-Configuration (spec §1, §7): node 0 is the virtual root, pre-shifted, at the bottom of the
-stack; stk[0..lL-1] bottom -> top; buffer b..n. Transitions (spec §2.1): sh; la adds
-s1 -> s2 and removes s2 (needs s2 != 0); ra adds s2 -> s1 and removes s1.
+Configuration (docs/specs/lr_spine_and_arc_standard.md §1, §7): node 0 is the virtual root,
+pre-shifted, at the bottom of the stack; stk[0..lL-1] bottom -> top; buffer b..n. Transitions
+(docs/specs/lr_spine_and_arc_standard.md §2.1): sh; la adds s1 -> s2 and removes s2 (needs
+s2 != 0); ra adds s2 -> s1 and removes s1.
 
 Gold blocks (our addition; exact, and checked by the shared brute force). A block is a
 maximal interval of words that no known gold arc between two words crosses: with complete
@@ -380,8 +381,9 @@ cdef int as_F(ASOracleC* o, const int* stk, int lL, int b) noexcept nogil:
 
 
 cdef int as_F_paper(ASOracleC* o, const int* stk, int lL, int b, int e_buf) noexcept nogil:
-    """Future loss F(c) by [GSS14] Algorithm 1, corrected (spec §3.3, pseudocode §3.4),
-    for the buffer b..e_buf. Exact for complete projective gold."""
+    """Future loss F(c) by [GSS14] Algorithm 1, corrected
+    (docs/specs/lr_spine_and_arc_standard.md §3.3, pseudocode §3.4), for the buffer b..e_buf.
+    Exact for complete projective gold."""
     cdef int t, i, k, nR, N, p, a, e, h, x, y, v, span
     cdef bint is_root
     cdef long size, idx
@@ -451,8 +453,9 @@ cdef int as_F_paper(ASOracleC* o, const int* stk, int lL, int b, int e_buf) noex
 
 
 cdef int as_F_general(ASOracleC* o, const int* stk, int lL, int b, int e) noexcept nogil:
-    """Future loss F(c) for any arc-factored 0/1 loss (spec §3.6) of the configuration
-    with buffer b..e (within one block, or empty), factored as follows.
+    """Future loss F(c) for any arc-factored 0/1 loss
+    (docs/specs/lr_spine_and_arc_standard.md §3.6) of the configuration with buffer b..e (within
+    one block, or empty), factored as follows.
 
     U_i[p](h) = best tree over σL[1..i] (top first) and the buffer prefix B[0..p-1] with
     root h (B[q] = node b + q). Its entries are kept as
@@ -503,7 +506,8 @@ cdef int as_F_general(ASOracleC* o, const int* stk, int lL, int b, int e) noexce
         S[t] = AS_INF
     for q in range(m):
         H[q] = AS_INF
-    S[0] = 0                    # axiom: U_1[0](σL[1]) = 0 (spec §6 P1: no past loss)
+    # axiom: U_1[0](σL[1]) = 0 (docs/specs/lr_spine_and_arc_standard.md §6 P1: no past loss)
+    S[0] = 0
     for i in range(1, lL + 1):
         for t in range(m * rowS):
             Ir[t] = AS_INF
@@ -601,9 +605,10 @@ cdef int as_F_general(ASOracleC* o, const int* stk, int lL, int b, int e) noexce
 
 cdef void as_costs(ASOracleC* o, const int* stk, int lL, int b, const int* want,
                    int* val) noexcept nogil:
-    """val[0], val[1], val[2] = δ(arc) + F(successor) of sh, la, ra (spec §3.5), all three
-    minus the same constant (the F of the blocks after b's block, module docstring),
-    AS_INF where not wanted or not valid in the spec's system (la needs s2 != 0)."""
+    """val[0], val[1], val[2] = δ(arc) + F(successor) of sh, la, ra
+    (docs/specs/lr_spine_and_arc_standard.md §3.5), all three minus the same constant (the F of
+    the blocks after b's block, module docstring), AS_INF where not wanted or not valid in the
+    spec's system (la needs s2 != 0)."""
     cdef int n = o.n
     cdef int d = lL - 1                 # stack words
     cdef int e = n                      # end of b's block: the DPs' buffer is b..e

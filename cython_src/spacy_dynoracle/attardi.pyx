@@ -1,16 +1,17 @@
 # cython: language_level=3, infer_types=True, boundscheck=False, wraparound=False, cdivision=True
 # distutils: language = c++
 """Attardi's non-projective system of degree D (2 or 3), with the exact polynomial-time dynamic
-oracle of Gómez-Rodríguez, Sartorio & Satta (EMNLP 2014). Spec: ../shared/specs/attardi.md;
+oracle of Gómez-Rodríguez, Sartorio & Satta (EMNLP 2014). Spec: docs/specs/attardi.md;
 the oracle itself lives in attardi_oracle.pyx (plain arrays, no spaCy).
 
-Moves (spec §1.2, k = 1..D): SHIFT; LEFT_k (LEFT = LEFT_1) adds s0 -> s_k and removes s_k from
-the stack; RIGHT_k (RIGHT = RIGHT_1) adds s_k -> s0 and pops s0; ROOT makes s0 a sentence root.
+Moves (docs/specs/attardi.md §1.2, k = 1..D): SHIFT; LEFT_k (LEFT = LEFT_1) adds s0 -> s_k and
+removes s_k from the stack; RIGHT_k (RIGHT = RIGHT_1) adds s_k -> s0 and pops s0; ROOT makes s0 a
+sentence root.
 
-The virtual root (docs/systems/attardi.md, spec §2.10): node 0 sits implicitly below the bottom
-of spaCy's stack, already shifted in the initial state. ROOT is the spec's ra_1 with s1 = node 0
-(valid when s0 is the only stack word). Node 0 is never the head of ra_k for k >= 2 and never a
-dependent, so every root is popped from a one-word stack and each root's words form one
+The virtual root (docs/systems/attardi.md, docs/specs/attardi.md §2.10): node 0 sits implicitly
+below the bottom of spaCy's stack, already shifted in the initial state. ROOT is the spec's ra_1
+with s1 = node 0 (valid when s0 is the only stack word). Node 0 is never the head of ra_k for k >= 2
+and never a dependent, so every root is popped from a one-word stack and each root's words form one
 contiguous sentence (the package convention). The oracle models exactly this system.
 
 Token i is node i+1 for the oracle; the buffer is always the suffix _b_i.. (no _rebuffer).
@@ -44,7 +45,7 @@ cdef inline int right_move(int k) noexcept nogil:
 
 
 cdef inline bint complete(const StateC* st, const GoldC* g, int x) noexcept nogil:
-    """Every gold dependent of x is attached already (spec §1.3)."""
+    """Every gold dependent of x is attached already (docs/specs/attardi.md §1.3)."""
     for j in range(g.kid_start[x], g.kid_start[x + 1]):
         if st._heads[g.kids[j]] == -1:
             return 0
@@ -56,7 +57,7 @@ cdef class Shift:
 
     Validity: the buffer is not empty, and b0 does not start a preset sentence while the
         stack holds words (of the previous sentence).
-    Cost: oracle (attardi_oracle.costs, spec §2.6).
+    Cost: oracle (attardi_oracle.costs, docs/specs/attardi.md §2.6).
     Action: push b0.
     """
     @staticmethod
@@ -73,7 +74,7 @@ cdef class Shift:
 
 
 cdef class LeftK:
-    """LEFT_k: attach s_k to s0 and remove s_k from the stack (la_k of spec §1.2).
+    """LEFT_k: attach s_k to s0 and remove s_k from the stack (la_k of docs/specs/attardi.md §1.2).
 
     Validity: at least k+1 words on the stack (node 0 is never a dependent, [fix] §1.2).
     Cost: oracle.
@@ -114,7 +115,7 @@ cdef class LeftK:
 
 
 cdef class RightK:
-    """RIGHT_k: attach s0 to s_k and pop it (ra_k of spec §1.2).
+    """RIGHT_k: attach s0 to s_k and pop it (ra_k of docs/specs/attardi.md §1.2).
 
     Validity: at least k+1 words on the stack (ra_1 onto node 0 is ROOT; ra_k, k >= 2, never
         takes node 0 as head: package convention).
@@ -254,8 +255,8 @@ cdef class Attardi(DynOracleSystem):
 
     def set_uncovered(self, policy):
         """How gold trees the system cannot derive are trained (docs/systems/attardi.md):
-        "local" (default, exact), "exact" (spec §2.9 option 2, exact, slower) or "skip"
-        (spec §2.9 option 1: has_gold() is False for them, counted)."""
+        "local" (default, exact), "exact" (docs/specs/attardi.md §2.9 option 2, exact, slower) or
+        "skip" (docs/specs/attardi.md §2.9 option 1: has_gold() is False for them, counted)."""
         if policy not in UNCOVERED_POLICIES:
             raise ValueError(f"attardi: uncovered must be one of {UNCOVERED_POLICIES}, got {policy!r}")
         self.cfg["uncovered"] = policy
@@ -335,8 +336,8 @@ cdef class Attardi(DynOracleSystem):
 
     cdef void move_costs(self, const StateC* st, const GoldC* gold, const int* valid,
                          weight_t* cost) noexcept nogil:
-        """All move costs at once from the oracle (spec §2.6/§2.7) on the node-level
-        configuration: stack [0, S(d-1)+1, ..., S(0)+1], buffer from _b_i + 1."""
+        """All move costs at once from the oracle (docs/specs/attardi.md §2.6/§2.7) on the
+        node-level configuration: stack [0, S(d-1)+1, ..., S(0)+1], buffer from _b_i + 1."""
         cdef int want[ORC_MAX_T]
         cdef int out[ORC_MAX_T]
         cdef int d = st.stack_depth()
@@ -365,8 +366,8 @@ cdef class Attardi(DynOracleSystem):
         cost[ROOT] = out[2]
 
     cdef int static_move(self, const StateC* st, const GoldC* g) noexcept nogil:
-        """Cohen et al.'s canonical static oracle (spec §1.3): attach as soon as the dependent
-        is complete, LEFT_k before RIGHT_k, smaller k first, else SHIFT."""
+        """Cohen et al.'s canonical static oracle (docs/specs/attardi.md §1.3): attach as soon as
+        the dependent is complete, LEFT_k before RIGHT_k, smaller k first, else SHIFT."""
         cdef int valid[N_MOVES]
         cdef int d = st.stack_depth()
         cdef int s0 = st.S(0)

@@ -1,9 +1,9 @@
 # The dynamic oracle of Attardi's non-projective system (degree D), over plain arrays.
-# Spec: ../shared/specs/attardi.md. Knows nothing of spaCy.
+# Spec: docs/specs/attardi.md. Knows nothing of spaCy.
 #
 # Nodes are 0..n: node 0 is the artificial root, word i (0-based token) is node i+1.
 # A configuration is (stack, b): stack[0..ls) bottom->top with stack[0] == 0, and the
-# buffer is the suffix b..n (spec §1.1). Transitions are numbered
+# buffer is the suffix b..n (docs/specs/attardi.md §1.1). Transitions are numbered
 #     t = 0: sh,   t = 2k-1: la_k,   t = 2k: ra_k      (k = 1..D)
 # so a state has 2D+1 transition slots.
 from libc.stdint cimport int32_t, uint64_t
@@ -19,7 +19,7 @@ cdef enum:
 
 # which path produced the costs of a state (counted, reported by the Simulator)
 cdef enum:
-    PATH_FAST = 0           # zero-future fast path only, no table (spec §2.7)
+    PATH_FAST = 0           # zero-future fast path only, no table (docs/specs/attardi.md §2.7)
     PATH_TABLE = 1          # tabular search with buffer reduction (+ pruning): covered gold
     PATH_FULL = 2           # tabular search without reduction/pruning: gold not covered (§2.9)
     PATH_PARTIAL = 3        # gold with unknown heads: full search, unknown arcs cost 0

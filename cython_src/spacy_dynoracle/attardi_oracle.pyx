@@ -1,9 +1,10 @@
 # cython: language_level=3, infer_types=True, boundscheck=False, wraparound=False, cdivision=True
 # distutils: language = c++
 """Exact dynamic oracle of Attardi's non-projective system of degree D (D = 2: Gómez-Rodríguez,
-Sartorio & Satta, EMNLP 2014; D = 3: the generalisation of spec §2.5), over plain arrays.
+Sartorio & Satta, EMNLP 2014; D = 3: the generalisation of docs/specs/attardi.md §2.5), over plain
+arrays.
 
-Spec: ../shared/specs/attardi.md. The pieces, by spec section:
+Spec: docs/specs/attardi.md. The pieces, by spec section:
 
 * §2.7  zero_future(σ, b): the O(n·D) test F(σ, b) == 0 (canonical static policy run from the
         configuration). Used first in every state: when the state has lost nothing, the
@@ -197,8 +198,8 @@ cdef class OracleGold:
 
 
 cdef int block_covered(const AttGold* g, int e, int e2, int D, bint root_ra1) noexcept nogil:
-    """1 if the canonical static policy (spec §1.3) derives the block of words [e, e2) on its
-    own, from the stack [0] (no gold arc leaves the block but those to node 0)."""
+    """1 if the canonical static policy (docs/specs/attardi.md §1.3) derives the block of words
+    [e, e2) on its own, from the stack [0] (no gold arc leaves the block but those to node 0)."""
     cdef vector[int] st, pending
     cdef int x, k, top, h, b = e
     cdef bint moved
@@ -245,8 +246,8 @@ cdef int block_covered(const AttGold* g, int e, int e2, int D, bint root_ra1) no
 
 cdef int local_covered(const AttGold* g, int r, int D, bint root_ra1) noexcept nogil:
     """1 if the gold subtree of r, taken alone (its nodes in order, r hanging from a virtual
-    root before them), is derived by the canonical static policy (spec §1.3): then any
-    restriction of it to an interval is derivable too (deleting nodes from a derivation only
+    root before them), is derived by the canonical static policy (docs/specs/attardi.md §1.3): then
+    any restriction of it to an interval is derivable too (deleting nodes from a derivation only
     shortens stack distances)."""
     cdef vector[int] nodes, st, pending
     cdef int i, x, k, top, d, h, j, lo, hi, mid
@@ -393,8 +394,9 @@ cdef class AttardiOracle:
     # ---- §2.7 zero-future fast path ---------------------------------------------------
     cdef int static_next(self, const AttGold* g, const int* stack, int ls, int b, int e,
                          const int* pending) noexcept nogil:
-        """Canonical static policy (spec §1.3, Cohen et al.): la_k (k = 1..D) if s_{k+1}'s gold
-        head is s_1 and s_{k+1} is complete; else ra_k; else sh (buffer [b, e)); -1 if stuck."""
+        """Canonical static policy (docs/specs/attardi.md §1.3, Cohen et al.): la_k (k = 1..D) if
+        s_{k+1}'s gold head is s_1 and s_{k+1} is complete; else ra_k; else sh (buffer [b, e)); -1
+        if stuck."""
         cdef int top = stack[ls - 1]
         cdef int k, x
         for k in range(1, self.D + 1):
@@ -415,8 +417,8 @@ cdef class AttardiOracle:
 
     cdef bint zero_future(self, const AttGold* g, const int* stack, int ls, int b,
                           int e) noexcept nogil:
-        """F(σ, b) == 0 on the words before e (spec §2.7, exact for any gold tree without
-        unknown heads): the static policy completes the configuration. The greedy
+        """F(σ, b) == 0 on the words before e (docs/specs/attardi.md §2.7, exact for any gold tree
+        without unknown heads): the static policy completes the configuration. The greedy
         completion follows the static policy while it can and builds a wrong arc as soon as
         it cannot (or, with a premature gold arc, orphans a word that pays later), so it is
         the same test, stopped at the first wrong arc."""
@@ -425,9 +427,10 @@ cdef class AttardiOracle:
     # ---- §2.3 buffer reduction --------------------------------------------------------
     cdef int reduce(self, const AttGold* g, const int* stack, int ls, int b, int e,
                     bint local) noexcept nogil:
-        """Fill self._rho with σ·β_R (buffer [b, e)); return m = |ρ|. Conditions 1-3 of spec
-        §2.3 ([fix]: condition 3); with `local`, a fragment is also required to be derivable
-        on its own. No gold arc crosses e, so the words from e on never join a fragment."""
+        """Fill self._rho with σ·β_R (buffer [b, e)); return m = |ρ|. Conditions 1-3 of
+        docs/specs/attardi.md §2.3 ([fix]: condition 3); with `local`, a fragment is also
+        required to be derivable on its own. No gold arc crosses e, so the words from e on never
+        join a fragment."""
         cdef int n = g.n
         cdef int i, j, v, c, x, h
         cdef int INF = n + 10
@@ -904,8 +907,8 @@ cdef class AttardiOracle:
         its own loss alone (0 when covered) is subtracted from that successor's value. So
         everything below runs on the words before the first cut only, not on the whole Doc.
 
-        Per successor τ(c) (spec §2.6: L(τ(c)) = δ(τ) + F(τ(c)), costs are L minus the
-        minimum): F = 0 by the fast path (§2.7); else F is between the orphan count (+ 1
+        Per successor τ(c) (docs/specs/attardi.md §2.6: L(τ(c)) = δ(τ) + F(τ(c)), costs are L minus
+        the minimum): F = 0 by the fast path (§2.7); else F is between the orphan count (+ 1
         when the greedy completion misses it) and a greedy completion ([ext]), also at least
         F(c) - δ(τ) when the previous state left F(c) in the gold's cache (L never decreases
         along a computation); only when the bounds differ does the table run, capped below
@@ -1332,8 +1335,8 @@ cdef class AttardiOracle:
             slot = (slot + 1) & self._hmask
 
     cdef void _gen_alpha(self, int i, int D, vector[pair[uint64_t, int]]* out) noexcept nogil:
-        """Initial items of a buffer position i (spec §2.5): every α that can be the top D-1
-        symbols of a stack $..$ 0 S (S increasing in 1..i-1), with γ = α + (i)."""
+        """Initial items of a buffer position i (docs/specs/attardi.md §2.5): every α that can be
+        the top D-1 symbols of a stack $..$ 0 S (S increasing in 1..i-1), with γ = α + (i)."""
         cdef int s[8]
         cdef int h, a
         if D == 1:
@@ -1410,7 +1413,7 @@ cdef class AttardiOracle:
         return bool(ok)
 
     def py_reduce(self, OracleGold gold, stack, int b, bint local=False):
-        """ρ = σ·β_R over the whole buffer (no block split), spec §2.3."""
+        """ρ = σ·β_R over the whole buffer (no block split), docs/specs/attardi.md §2.3."""
         cdef vector[int] st
         for x in stack:
             st.push_back(x)

@@ -2,13 +2,13 @@
 # distutils: language = c++
 """LR-spine (Sartorio, Satta & Nivre 2013) with spine depth capped at `max_k`, and its
 tabular dynamic oracle (Goldberg, Sartorio & Satta 2014, corrected, made exact for the cap).
-Spec: ../shared/specs/lr_spine_and_arc_standard.md §2.2-2.3, §2.7, §3.7-3.8, §6 P12, §7.
+Spec: docs/specs/lr_spine_and_arc_standard.md §2.2-2.3, §2.7, §3.7-3.8, §6 P12, §7.
 
 Stack elements are trees; their left and right spines are the attachment sites. On
 spaCy's StateC the stack holds the element roots and the spines are read off the arcs
-(spec §2.3): a dependent attached by LEFT_k (RIGHT_k) becomes the new leftmost (rightmost)
-child of its head, so the most recently added left (right) arc of a node, `StateC.L(x, 1)`
-(`R(x, 1)`), is its outermost child, an O(1) lookup.
+(docs/specs/lr_spine_and_arc_standard.md §2.3): a dependent attached by LEFT_k (RIGHT_k) becomes
+the new leftmost (rightmost) child of its head, so the most recently added left (right) arc of a
+node, `StateC.L(x, 1)` (`R(x, 1)`), is its outermost child, an O(1) lookup.
 
 Moves (k = 1..max_k, spaCy's fixed class set; LEFT = LEFT_1, RIGHT = RIGHT_1):
   SHIFT     push b0
@@ -16,20 +16,21 @@ Moves (k = 1..max_k, spaCy's fixed class set; LEFT = LEFT_1, RIGHT = RIGHT_1):
   RIGHT_k   rs(s1)[k] -> s0, pop                      (spec ra_k)
   ROOT      s0 becomes a sentence root (spec ra_1 with σ2 = the virtual root), pop
 
-The virtual root is pre-shifted at the bottom of the stack (spec §7). Its tree holds the
-sentences finished so far, and its right spine is <root, r, rc(r), ...> for the last
-popped root r, so with s0 the only real stack word RIGHT_k (k >= 2) attaches s0 to
-rs(r)[k-1], continuing the previous sentence (not across a preset sentence start).
-So ROOT does not end a sentence here, it starts one: with preset boundaries ROOT needs
-s0's span to begin where a sentence may start, not b0 (docs/conventions.md). The shared
-rule (b0 may start a sentence) would forbid the static oracle's early ROOT of a root that
-still has right dependents to come, which a model trained without preset boundaries
-predicts in most sentences.
+The virtual root is pre-shifted at the bottom of the stack
+(docs/specs/lr_spine_and_arc_standard.md §7). Its tree holds the sentences finished so far, and
+its right spine is <root, r, rc(r), ...> for the last popped root r, so with s0 the only real
+stack word RIGHT_k (k >= 2) attaches s0 to rs(r)[k-1], continuing the previous sentence (not
+across a preset sentence start). So ROOT does not end a sentence here, it starts one: with preset
+boundaries ROOT needs s0's span to begin where a sentence may start, not b0
+(docs/conventions.md). The shared rule (b0 may start a sentence) would forbid the static oracle's
+early ROOT of a root that still has right dependents to come, which a model trained without
+preset boundaries predicts in most sentences.
 
 Oracles: "dynamic" (exact for the capped system on complete projective gold; the default
-`projectivize = true` lifts non-projective gold, spec P11; on raw non-projective gold the
-costs are an approximation, spec §3.9) and "static" (the first zero-cost move in the
-canonical order LEFT_1..k, RIGHT_1..k, ROOT, SHIFT: attach as soon as possible).
+`projectivize = true` lifts non-projective gold, §6 P11; on raw non-projective gold the
+costs are an approximation, docs/specs/lr_spine_and_arc_standard.md §3.9) and "static" (the first
+zero-cost move in the canonical order LEFT_1..k, RIGHT_1..k, ROOT, SHIFT: attach as soon as
+possible).
 """
 from libc.stdint cimport int32_t
 from libcpp.vector cimport vector
@@ -139,7 +140,8 @@ cdef class Shift:
 
     Validity: the buffer is not empty, and b0 does not start a preset sentence while the
         stack holds words of the previous one.
-    Cost: F(sh(c)) - F(c) (spec §3.8), from LRSpine.move_costs.
+    Cost: F(sh(c)) - F(c) (docs/specs/lr_spine_and_arc_standard.md §3.8), from
+    LRSpine.move_costs.
     Action: push (<b0>, <b0>).
     """
     @staticmethod
@@ -159,7 +161,7 @@ cdef class LeftArc:
     """LEFT_k: s1 becomes the new leftmost dependent of ls(s0)[k] and leaves the stack.
 
     Validity: two stack words, s0's left spine has k nodes.
-    Cost: δ(ls(s0)[k] -> s1) + F(la_k(c)) - F(c) (spec §3.8).
+    Cost: δ(ls(s0)[k] -> s1) + F(la_k(c)) - F(c) (docs/specs/lr_spine_and_arc_standard.md §3.8).
     Action: arc ls(s0)[k] -> s1; s0's element now has left spine ls(s0)[1..k] . ls(s1).
     """
     @staticmethod
@@ -197,7 +199,7 @@ cdef class RightArc:
     Validity: two stack words and s1's right spine has k nodes; or (k >= 2) s0 alone on
         the stack, the virtual root's right spine has k nodes and s0's span does not start
         a preset sentence.
-    Cost: δ(rs(s1)[k] -> s0) + F(ra_k(c)) - F(c) (spec §3.8).
+    Cost: δ(rs(s1)[k] -> s0) + F(ra_k(c)) - F(c) (docs/specs/lr_spine_and_arc_standard.md §3.8).
     Action: arc rs(s1)[k] -> s0, pop; the right spine becomes rs(s1)[1..k] . rs(s0).
     """
     @staticmethod
@@ -390,8 +392,9 @@ cdef class LRSpine(DynOracleSystem):
 
     cdef void move_costs(self, const StateC* st, const GoldC* gold, const int* valid,
                          weight_t* cost) noexcept nogil:
-        """All move costs from the capped tabular oracle (spec §3.8): δ(arc) + F(successor)
-        for every move of the spec's system here, minus the smallest (= F(c))."""
+        """All move costs from the capped tabular oracle
+        (docs/specs/lr_spine_and_arc_standard.md §3.8): δ(arc) + F(successor) for every move of
+        the spec's system here, minus the smallest (= F(c))."""
         cdef int want[2 * LRS_MAXK + 1]
         cdef int val[2 * LRS_MAXK + 1]
         cdef int K = self.K
@@ -435,8 +438,9 @@ cdef class LRSpine(DynOracleSystem):
             cost[ROOT] = val[K + 1] - best
 
     cdef int static_move(self, const StateC* st, const GoldC* g) noexcept nogil:
-        """Attach as soon as possible (spec §2.7), made safe for the cap: the first move of
-        LEFT_1..K, RIGHT_1..K, ROOT, SHIFT whose exact cost is 0."""
+        """Attach as soon as possible (docs/specs/lr_spine_and_arc_standard.md §2.7), made safe
+        for the cap: the first move of LEFT_1..K, RIGHT_1..K, ROOT, SHIFT whose exact cost is
+        0."""
         cdef int valid[N_MOVES]
         cdef weight_t cost[N_MOVES]
         cdef int k, m, best = -1

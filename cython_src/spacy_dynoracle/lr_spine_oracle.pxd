@@ -1,11 +1,11 @@
 # Tabular dynamic oracle for LR-spine with a cap K on spine depth, over plain arrays
-# (knows nothing of spaCy). Spec: ../shared/specs/lr_spine_and_arc_standard.md §2.2,
+# (knows nothing of spaCy). Spec: docs/specs/lr_spine_and_arc_standard.md §2.2,
 # §3.2, §3.7-3.8, §6 P2/P12.
 #
-# Oracle space (spec §1, §7): node 0 is the virtual root (left end), word i is node i+1.
-# A configuration is a stack of elements (bottom -> top), each given by its root and its
-# left and right spines, root first, cut at depth K (deeper spine nodes are dead: depths
-# never decrease, spec P12), and the first buffer node b.
+# Oracle space (docs/specs/lr_spine_and_arc_standard.md §1, §7): node 0 is the virtual root (left
+# end), word i is node i+1. A configuration is a stack of elements (bottom -> top), each given by
+# its root and its left and right spines, root first, cut at depth K (deeper spine nodes are dead:
+# depths never decrease, §6 P12), and the first buffer node b.
 from libc.stdint cimport int32_t
 from libcpp.vector cimport vector
 
@@ -50,7 +50,9 @@ cdef struct LRSGold:
     int* kids
     int* blk_e             # blk_e[x]: last node of x's gold block (a sentence; see F)
     long serial            # unique per build (the lower-pass cache's key)
-    bint projective        # complete projective gold: the oracle is exact (spec §3.9)
+    # projective: complete projective gold, the oracle is exact
+    # (docs/specs/lr_spine_and_arc_standard.md §3.9)
+    bint projective
 
 
 cdef int lrs_gold_build(LRSGold* g, const int32_t* heads, int n) noexcept nogil

@@ -2,7 +2,7 @@
 # distutils: language = c++
 """Tabular dynamic oracle for LR-spine, exact for the capped system (spine depth <= K).
 
-Spec: ../shared/specs/lr_spine_and_arc_standard.md §3.7-3.8 ([GSS14] §6, with the
+Spec: docs/specs/lr_spine_and_arc_standard.md §3.7-3.8 ([GSS14] §6, with the
 correction P2: restriction 1 keeps left-spine nodes with gold children among the
 *unconsumed* stack roots, k > i). The spec leaves the capped oracle open (P12); this
 module solves it by carrying each useful spine node's depth:
@@ -42,10 +42,11 @@ one level shallower than under r. So the earlier words lose no more without the 
 blocks, and the costs (differences of values) are those of the whole-Doc DP.
 
 Mixed stacks (stack elements of several gold blocks; LRSWork.F, lower_pass). The
-lr_spine analogue of arc_standard's lemma L1 (docs/proofs/arc_standard_mixed_stacks.md
-§9; arc_standard_oracle.pyx, "Mixed stacks"). J is the block of s0's root. Every arc
-between words of different blocks costs κ of its dependent (1, 0 if its head is unknown;
-the proof's (B3)). F takes one of four paths (LRS_PATH_*, counted by the system):
+lr_spine analogue of arc_standard's lemma L1 (the proof note,
+docs/proofs/arc_standard_mixed_stacks.md §9; arc_standard_oracle.pyx, "Mixed stacks"). J is
+the block of s0's root. Every arc between words of different blocks costs κ of its dependent
+(1, 0 if its head is unknown; the proof's (B3)). F takes one of four paths (LRS_PATH_*, counted
+by the system):
 
 * plain: every word element's root is in J (or one word element): the DP (dp).
 * next: b lies in a block after J and starts it (b - 1 ends a block), so no stack node
@@ -92,8 +93,8 @@ with the next path taken when b does not start its block), and through the syste
 the shared brute force (tests/test_oracles.py).
 
 Exact for complete projective gold; for non-projective or partial gold it is an
-approximation (spec §3.9; an unknown head makes every arc to that word right), whose
-costs are still >= 0 with a zero-cost move among those asked for.
+approximation (docs/specs/lr_spine_and_arc_standard.md §3.9; an unknown head makes every arc to
+that word right), whose costs are still >= 0 with a zero-cost move among those asked for.
 """
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset
@@ -246,8 +247,8 @@ cdef class LRSWork:
         self.rho_on = False
 
     cdef int prune_ls_at(self, Spine* sp, int i) noexcept nogil:
-        """Restriction 1 (left, spec §3.7 with P2): keep the root and the nodes with a gold
-        child among rootL[k], k > i."""
+        """Restriction 1 (left, docs/specs/lr_spine_and_arc_standard.md §3.7 with P2): keep the
+        root and the nodes with a gold child among rootL[k], k > i."""
         cdef int s, t = 1
         for s in range(1, sp.len):
             if sp.node[s] >= 0 and self.maxL[sp.node[s]] > i:
@@ -316,9 +317,10 @@ cdef class LRSWork:
         cell.push_back(e[0])
 
     cdef int dp(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil:
-        """The tabular DP (spec §3.7, capped; module docstring), el[0..nE-1] bottom -> top,
-        el[0].root == 0, the buffer cut at the end of b's block. With rho_on (the top DP
-        of a mixed stack, see F) the first arc 0 -> h costs rho_val[type(h)], not δ(0 -> h)."""
+        """The tabular DP (docs/specs/lr_spine_and_arc_standard.md §3.7, capped; module docstring),
+        el[0..nE-1] bottom -> top, el[0].root == 0, the buffer cut at the end of b's block. With
+        rho_on (the top DP of a mixed stack, see F) the first arc 0 -> h costs rho_val[type(h)],
+        not δ(0 -> h)."""
         cdef int n = g.n
         cdef int K = self.K
         cdef int lL = nE
@@ -492,7 +494,8 @@ cdef class LRSWork:
         return best
 
     cdef int F(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil:
-        """Future loss F(c) (spec §3.7), el[0..nE-1] bottom -> top, el[0].root == 0.
+        """Future loss F(c) (docs/specs/lr_spine_and_arc_standard.md §3.7), el[0..nE-1] bottom ->
+        top, el[0].root == 0.
 
         Mixed stacks (see the module docstring, "Mixed stacks"): let J be the gold block
         of s0's root and the top run el[t1..nE-1] the elements whose roots lie in J (a top
@@ -651,7 +654,8 @@ cdef class LRSWork:
     cdef void values(self, const LRSGold* g, const LRSElem* el, int nE, int b,
                      const int* want, int* val) noexcept nogil:
         """val[0] (sh), val[k] (la_k), val[K + k] (ra_k), k = 1..K: δ(arc) + F(successor)
-        (spec §3.8), LRS_INF where not wanted or not valid in the capped system."""
+        (docs/specs/lr_spine_and_arc_standard.md §3.8), LRS_INF where not wanted or not valid in
+        the capped system."""
         cdef int K = self.K
         cdef int t, k, dx
         cdef LRSElem* top

@@ -1,14 +1,14 @@
 # cython: language_level=3, infer_types=True, boundscheck=False, wraparound=False, cdivision=True
 # distutils: language = c++
 """Feature templates over spaCy's StateC beyond StateC.set_context_tokens (issue 5 item 3,
-spacy-integration.md §1.5): the tokens whose vectors the parser's PrecomputableAffine
+docs/specs/spacy_integration.md §1.5): the tokens whose vectors the parser's PrecomputableAffine
 layer sums. -1 selects the learned padding vector of the slot.
 
 Templates (slot order):
   "base"   spaCy's 8-token template: B0, B1, S0, S1, S2, L(B0), L(S0), R(S0)
            (L/R = the most recently attached left/right dependent)
   "spine"  "base", then the attachment sites of lr_spine's moves beyond it
-           (spec lr_spine_and_arc_standard.md §2.5, §7 (b)): ls(S0)[k] for 3 <= k <= K
+           (docs/specs/lr_spine_and_arc_standard.md §2.5, §7 (b)): ls(S0)[k] for 3 <= k <= K
            (LEFT_k heads; ls(S0)[2] = L(S0) is in "base"), rs(S1)[k] for 2 <= k <= K
            (RIGHT_k heads), and with S0 alone on the stack rs(root)[k] for 2 <= k <= K,
            the nodes of the finished sentence RIGHT_k attaches to (the last root first).

@@ -1,15 +1,15 @@
 # cython: language_level=3, infer_types=True, boundscheck=False, wraparound=False, cdivision=True
 # distutils: language = c++
 """The swap system (Nivre 2009: arc-standard + SWAP) with the static and non-deterministic
-oracles of Björkelund & Nivre 2015 and a cost for every state. Spec: ../shared/specs/swap.md.
+oracles of Björkelund & Nivre 2015 and a cost for every state. Spec: docs/specs/swap.md.
 
-On spaCy's StateC (spacy-integration.md §1.4): SWAP pops s0 and s1, pushes s0 back and puts
-s1 on `_rebuffer`, so s1 becomes B(0) and `push()` takes it first (spec §1.3). The virtual
-root is implicit at the bottom of the stack: ROOT is the spec's RA with s1 = 0, valid when
-s0 is the only stack word. A root popped by ROOT points to itself (docs/conventions.md).
+On spaCy's StateC (docs/specs/spacy_integration.md §1.4): SWAP pops s0 and s1, pushes s0 back and
+puts s1 on `_rebuffer`, so s1 becomes B(0) and `push()` takes it first (docs/specs/swap.md §1.3).
+The virtual root is implicit at the bottom of the stack: ROOT is the spec's RA with s1 = 0, valid
+when s0 is the only stack word. A root popped by ROOT points to itself (docs/conventions.md).
 
-Termination (spec §1.2): SWAP needs s1 < s0 (linear order), so it only ever inverts a
-non-inverted pair of the processing sequence; each pair swaps at most once and every
+Termination (docs/specs/swap.md §1.2): SWAP needs s1 < s0 (linear order), so it only ever inverts
+a non-inverted pair of the processing sequence; each pair swaps at most once and every
 sequence is finite (at most n(n-1)/2 swaps). No dead ends: with two stack words RIGHT is
 valid, with an empty stack SHIFT is, and with one stack word SHIFT or ROOT is (shown in
 docs/systems/swap.md), so spaCy's `force_final` (which would leave `_rebuffer` and loop)
@@ -21,9 +21,9 @@ preset boundary; ROOT needs the buffer to be a suffix of the doc (all words befo
 processed) so that each root's words form one contiguous sentence, and may not end a
 sentence before a word that cannot start one.
 
-Oracles (`oracle=`): "static-eager", "static-lazy" (= "static"), "static-minimal" (spec §4),
-"nd-sw", "nd-all" (spec §6; 0 for the actions of the set, 1 otherwise), "dynamic" (spec
-§10: a cost for every state, see move_costs).
+Oracles (`oracle=`): "static-eager", "static-lazy" (= "static"), "static-minimal"
+(docs/specs/swap.md §4), "nd-sw", "nd-all" (docs/specs/swap.md §6; 0 for the actions of the set,
+1 otherwise), "dynamic" (docs/specs/swap.md §10: a cost for every state, see move_costs).
 """
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport malloc, free
@@ -94,7 +94,7 @@ cdef class Shift:
 
 
 cdef class LeftArc:
-    """Attach s1 to s0 and remove s1 (spec §1.1 LA).
+    """Attach s1 to s0 and remove s1 (docs/specs/swap.md §1.1 LA).
 
     Validity: at least two words on the stack (s1 is never the virtual root).
     Cost: from Swap.move_costs.
@@ -119,7 +119,7 @@ cdef class LeftArc:
 
 
 cdef class RightArc:
-    """Attach s0 to s1 and pop it (spec §1.1 RA with s1 a word).
+    """Attach s0 to s1 and pop it (docs/specs/swap.md §1.1 RA with s1 a word).
 
     Validity: at least two words on the stack.
     Cost: from Swap.move_costs.
@@ -168,7 +168,7 @@ cdef class RootArc:
 
 
 cdef class Swap:
-    """Move s1 back to the front of the buffer (spec §1.1 SW).
+    """Move s1 back to the front of the buffer (docs/specs/swap.md §1.1 SW).
 
     Validity: at least two words on the stack and s1 < s0 (linear order: termination).
     Cost: from Swap.move_costs.
@@ -213,8 +213,8 @@ cdef void cfg_from_state(Cfg* c, const StateC* st, const SwapGoldC* o) noexcept 
 
 
 cdef bint in_gold_region(const StateC* st, const Cfg* c, const SwapGoldC* o) noexcept nogil:
-    """Spec §7 (a)-(c): only gold arcs built, no live word whose gold head is gone, and
-    every inverted pair of the processing sequence in projective order; (d) is checked by
+    """docs/specs/swap.md §7 (a)-(c): only gold arcs built, no live word whose gold head is gone,
+    and every inverted pair of the processing sequence in projective order; (d) is checked by
     the caller with eager_completes."""
     cdef int x, h, i, j, m, a, b
     cdef int* p
@@ -267,13 +267,14 @@ cdef class SwapSystem(DynOracleSystem):
     # 1 LAS of it (Hungarian, 3 seeds: -1.0; Latin, seed 0: +0.9; docs/systems/swap.md,
     # "Training on UD").
     default_schedule = (2, 0.5)
-    # exact_live: exact search (spec §10.2 C1) when at most this many words are live;
-    # exact_budget: its state budget (falls back to the heuristic when exceeded).
-    # minimal_budget: state budget of the MINIMAL search per document (spec §4.1; LAZY
-    # when exceeded).
-    # region_nd_all: on the gold region the zero-cost set is exactly ND-ALL (spec §10.2 C4,
-    # BN15's choice: no swap against the projective order); False: exact search and
-    # rollout proofs there too (zero sets closer to the exact optimum, more swaps).
+    # exact_live: exact search (docs/specs/swap.md §10.2 C1) when at most this many words are
+    # live; exact_budget: its state budget (falls back to the heuristic when exceeded).
+    # minimal_budget: state budget of the MINIMAL search per document (docs/specs/swap.md §4.1;
+    # LAZY when exceeded).
+    # region_nd_all: on the gold region the zero-cost set is exactly ND-ALL
+    # (docs/specs/swap.md §10.2 C4, BN15's choice: no swap against the projective order); False:
+    # exact search and rollout proofs there too (zero sets closer to the exact optimum, more
+    # swaps).
     options = {"exact_live": 5, "exact_budget": 20000, "minimal_budget": 200000,
                "region_nd_all": True}
 
@@ -350,8 +351,9 @@ cdef class SwapSystem(DynOracleSystem):
         child[ROOT] = st.S(0)
 
     cdef int static_move(self, const StateC* st, const GoldC* gold) noexcept nogil:
-        """EAGER / LAZY (spec §4, BN15 Alg. 1) as rules; MINIMAL (spec §4.1) by lookup of
-        the state on its precomputed sequence, EAGER off it (spec §12.5)."""
+        """EAGER / LAZY (docs/specs/swap.md §4, BN15 Alg. 1) as rules; MINIMAL
+        (docs/specs/swap.md §4.1) by lookup of the state on its precomputed sequence, EAGER off
+        it (docs/specs/swap.md §12.5)."""
         cdef const SwapGoldC* o = <const SwapGoldC*>gold.extra
         cdef Cfg c
         cdef int valid[N_MOVES]
@@ -397,8 +399,8 @@ cdef class SwapSystem(DynOracleSystem):
             return
         cfg_from_state(&c, st, o)
         if self.mode == MODE_ND_ALL or self.mode == MODE_ND_SW:
-            # spec §6.2 / §10.2 C3: 0 in the oracle's set, 1 outside; where the set has no
-            # valid move (gold that conflicts with preset boundaries or the sentence rule,
+            # docs/specs/swap.md §6.2 / §10.2 C3: 0 in the oracle's set, 1 outside; where the set
+            # has no valid move (gold that conflicts with preset boundaries or the sentence rule,
             # e.g. unknown heads), the dynamic cost instead
             s = nd_all(&c) if self.mode == MODE_ND_ALL else nd_sw(&c)
             if has_valid(s, valid):
@@ -412,15 +414,15 @@ cdef class SwapSystem(DynOracleSystem):
 
     cdef void dynamic_costs(self, const StateC* st, Cfg* c, SwapGoldC* o, const int* valid,
                             weight_t* cost) noexcept nogil:
-        """A cost for every state (spec §10, design C4 extended):
+        """A cost for every state (docs/specs/swap.md §10, design C4 extended):
 
-        * on the gold region (spec §7 (a)-(d)), with region_nd_all (the default): 0 for
-          the moves of ND-ALL, 1 for the others (C4, BN15's choice: swaps only towards
+        * on the gold region (docs/specs/swap.md §7 (a)-(d)), with region_nd_all (the default): 0
+          for the moves of ND-ALL, 1 for the others (C4, BN15's choice: swaps only towards
           the projective order); then following zero-cost moves stays in the region;
         * at most `exact_live` live words: exact search (C1), exact costs;
         * otherwise an upper bound ub[m] = [m attaches wrongly] + the loss of the best
-          rollout from m(c) (spec §10.2 ROLLOUT) following (T, projective order) or (T',
-          projective order of T'), T' the repaired tree of live words;
+          rollout from m(c) (docs/specs/swap.md §10.2 ROLLOUT) following (T, projective order) or
+          (T', projective order of T'), T' the repaired tree of live words;
         * (region_nd_all=False) in the gold region every ND-ALL move keeps T reachable,
           so it gets ub = 0 (never zero for a move that loses T: a zero comes from a
           derivation of T);
@@ -432,7 +434,7 @@ cdef class SwapSystem(DynOracleSystem):
         * with region_nd_all, a SWAP tied with another optimal move is admitted only
           towards the projective order of T' (the exact cost makes swaps free wherever
           the tree can still be built in another order, which teaches needless swaps);
-        * cost = ub - min ub over the valid moves (spec §12.12).
+        * cost = ub - min ub over the valid moves (docs/specs/swap.md §12.12).
         O(n^2) per state: the region test, RELINEARIZE and 15 rollouts of O(n + #SW)."""
         cdef int ub[5]
         cdef int ub3[5]
@@ -445,7 +447,8 @@ cdef class SwapSystem(DynOracleSystem):
             ub[m] = SW_INF
         region = in_gold_region(st, c, o) and eager_completes(c)
         if self.region_nd_all and region:
-            # spec §10.2 C4: BN15's ND-ALL on the gold region (projective-order swaps only)
+            # docs/specs/swap.md §10.2 C4: BN15's ND-ALL on the gold region (projective-order
+            # swaps only)
             k = nd_all(c)
             if has_valid(k, valid):
                 for m in range(5):
@@ -529,8 +532,8 @@ cdef class SwapSystem(DynOracleSystem):
 
     # ---- gold ------------------------------------------------------------------------
     def attach_oracle(self, DynGold gold):
-        """Per-document oracle data (spec §2; MINIMAL only when used), built once per gold
-        by init_gold and by the Simulator (the base's hook)."""
+        """Per-document oracle data (docs/specs/swap.md §2; MINIMAL only when used), built once
+        per gold by init_gold and by the Simulator (the base's hook)."""
         return attach_oracle(gold, minimal=self.mode == MODE_MINIMAL,
                              budget=self.cfg.get("minimal_budget", 200000))
 

@@ -1,12 +1,12 @@
 # Oracles of the swap system over plain arrays (knows nothing of spaCy's StateC).
-# Spec: ../shared/specs/swap.md (§1 system, §2 gold preprocessing, §3 predicates, §4 static
+# Spec: docs/specs/swap.md (§1 system, §2 gold preprocessing, §3 predicates, §4 static
 # oracles, §6 non-deterministic oracles, §10 cost for every configuration).
 #
 # Oracle space: tokens 0..n-1 of the doc; the virtual root is implicit (-1) at the bottom of
 # the stack, so the spec's "s1 = 0" is "ns == 1" here and its RA with s1 = 0 is ROOT.
 # A configuration (Cfg) is the stack stk[0..ns-1] (bottom -> top) and the buffer kept as a
-# stack in reverse, buf[nb-1] = b0 (spec §1.3), plus missing[x] = number of live dependents
-# of x in the tree the policy follows (spec §2.3).
+# stack in reverse, buf[nb-1] = b0 (docs/specs/swap.md §1.3), plus missing[x] = number of live
+# dependents of x in the tree the policy follows (docs/specs/swap.md §2.3).
 from libc.stdint cimport uint64_t
 from libcpp.unordered_map cimport unordered_map
 from spacy.structs cimport TokenC
@@ -27,15 +27,16 @@ cdef struct SwapGoldC:
     int n
     int* head            # oracle tree: gold head, -1 = virtual root (unknown heads too)
     int* known           # 1 if the gold head is known (counts in the loss)
-    int* rank            # position in the projective order of the gold tree (spec §2.1)
-    int* mpc             # maximal projective component representative (spec §2.2)
+    # rank: position in the projective order of the gold tree (docs/specs/swap.md §2.1)
+    int* rank
+    int* mpc             # maximal projective component representative (docs/specs/swap.md §2.2)
     int mpc_fallback     # 1 if MINIMAL hit the state budget and fell back to LAZY
     int n_minimal_swaps
     int n_lazy_swaps
     int n_eager_swaps
     unordered_map[uint64_t, int]* minimal   # state key -> MINIMAL move on its path
     # scratch of the dynamic cost (O(n) each)
-    int* thead2          # repaired tree T' (spec §10.2)
+    int* thead2          # repaired tree T' (docs/specs/swap.md §10.2)
     int* trank2          # its projective order
     int* trank3          # an order of T' following the processing sequence
     int* work

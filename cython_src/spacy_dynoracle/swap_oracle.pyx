@@ -1,7 +1,7 @@
 # cython: language_level=3, infer_types=True, boundscheck=False, wraparound=False, cdivision=True
 # distutils: language = c++
 """Oracles of the swap system (Björkelund & Nivre 2015, "BN15") over plain arrays.
-Spec: ../shared/specs/swap.md. Everything here works on a `Cfg` (stack + reversed buffer +
+Spec: docs/specs/swap.md. Everything here works on a `Cfg` (stack + reversed buffer +
 per-token counters), so the oracles can simulate transition sequences cheaply: the
 CAN_SHIFT test of ND-ALL (§6.1), the EAGER run that decides gold-region membership (§7),
 the MINIMAL search (§4.1), rollouts (§10.2 C4) and the exact search for small remainders
@@ -57,7 +57,8 @@ cdef void cfg_copy(Cfg* dst, const Cfg* src) noexcept nogil:
 
 
 cdef void cfg_set_missing(Cfg* c) noexcept nogil:
-    """live[] and missing[] (spec §2.3: live dependents w.r.t. thead) from stk/buf."""
+    """live[] and missing[] (docs/specs/swap.md §2.3: live dependents w.r.t. thead) from
+    stk/buf."""
     cdef int i, x, h
     memset(c.missing, 0, c.n * sizeof(int))
     memset(c.live, 0, c.n * sizeof(int))
@@ -98,8 +99,8 @@ cdef bint same_segment(const TokenC* sent, int a, int b) noexcept nogil:
 
 
 cdef void cfg_valid(const Cfg* c, int* valid) noexcept nogil:
-    """Validity of the five moves (spec §1.1 plus the package's sentence rules; the same
-    rules as swap.pyx's move classes)."""
+    """Validity of the five moves (docs/specs/swap.md §1.1 plus the package's sentence rules; the
+    same rules as swap.pyx's move classes)."""
     cdef int i, lo
     valid[M_SHIFT] = c.nb > 0 and (c.ns == 0 or same_segment(c.sent, c.stk[c.ns - 1],
                                                             c.buf[c.nb - 1]))
@@ -171,7 +172,7 @@ cdef int cfg_wrong(const Cfg* c, int move) noexcept nogil:
     return c.known[d] and c.ghead[d] != h
 
 
-# ---- permissibility predicates (spec §3) -------------------------------------------
+# ---- permissibility predicates (docs/specs/swap.md §3) ----------------------------------------
 cdef bint can_la(const Cfg* c) noexcept nogil:
     if c.ns < 2:
         return False
@@ -189,12 +190,14 @@ cdef bint can_ra(const Cfg* c) noexcept nogil:
 
 
 cdef bint can_sw_eager(const Cfg* c) noexcept nogil:
-    """s0 precedes s1 in the projective order (spec §3; s1 = root is never swapped)."""
+    """s0 precedes s1 in the projective order (docs/specs/swap.md §3; s1 = root is never
+    swapped)."""
     return c.ns >= 2 and c.trank[c.stk[c.ns - 1]] < c.trank[c.stk[c.ns - 2]]
 
 
 cdef bint can_sw_lazy(const Cfg* c, const int* mpc) noexcept nogil:
-    """Spec §3 (resolution of BN15's prose): also s0 and b0 in different MPCs, or B empty."""
+    """docs/specs/swap.md §3 (resolution of BN15's prose): also s0 and b0 in different MPCs, or B
+    empty."""
     return can_sw_eager(c) and (c.nb == 0 or mpc[c.stk[c.ns - 1]] != mpc[c.buf[c.nb - 1]])
 
 
@@ -203,7 +206,7 @@ cdef inline int ra_move(const Cfg* c) noexcept nogil:
 
 
 cdef int static_eager(const Cfg* c) noexcept nogil:
-    """BN15 Alg. 1 with CanSW_eager (spec §4)."""
+    """BN15 Alg. 1 with CanSW_eager (docs/specs/swap.md §4)."""
     if can_la(c):
         return M_LEFT
     if can_ra(c):
@@ -225,7 +228,8 @@ cdef int static_lazy(const Cfg* c, const int* mpc) noexcept nogil:
 
 cdef bint eager_run(Cfg* c, bint halt) noexcept nogil:
     """Follow EAGER from c (in place) until terminal (True) or a dead end (False); with
-    `halt`, stop as soon as only one stack token is left (BN15 fn. 2, spec §6.1)."""
+    `halt`, stop as soon as only one stack token is left (BN15 fn. 2,
+    docs/specs/swap.md §6.1)."""
     while True:
         if c.ns == 0 and c.nb == 0:
             return True
@@ -244,7 +248,7 @@ cdef bint eager_run(Cfg* c, bint halt) noexcept nogil:
 
 
 cdef bint can_shift(const Cfg* c) noexcept nogil:
-    """BN15 Alg. 2 (spec §6.1): SH keeps T restricted-reachable."""
+    """BN15 Alg. 2 (docs/specs/swap.md §6.1): SH keeps T restricted-reachable."""
     cdef Cfg t
     cdef bint ok
     if c.nb == 0:
@@ -258,7 +262,7 @@ cdef bint can_shift(const Cfg* c) noexcept nogil:
 
 
 cdef bint eager_completes(const Cfg* c) noexcept nogil:
-    """Spec §7 (d): given (a)-(c), an EAGER run from c derives T iff T is
+    """docs/specs/swap.md §7 (d): given (a)-(c), an EAGER run from c derives T iff T is
     restricted-reachable."""
     cdef Cfg t
     cdef bint ok
@@ -270,7 +274,7 @@ cdef bint eager_completes(const Cfg* c) noexcept nogil:
 
 
 cdef int nd_all(const Cfg* c) noexcept nogil:
-    """ND-ALL (spec §6.2) as a bit set of moves."""
+    """ND-ALL (docs/specs/swap.md §6.2) as a bit set of moves."""
     cdef int s
     if can_la(c):
         s = 1 << M_LEFT
@@ -286,7 +290,7 @@ cdef int nd_all(const Cfg* c) noexcept nogil:
 
 
 cdef int nd_sw(const Cfg* c) noexcept nogil:
-    """ND-SW (spec §6.2): only the SH-SW ambiguity."""
+    """ND-SW (docs/specs/swap.md §6.2): only the SH-SW ambiguity."""
     if can_la(c):
         return 1 << M_LEFT
     if can_ra(c):
@@ -296,7 +300,7 @@ cdef int nd_sw(const Cfg* c) noexcept nogil:
     return 1 << M_SHIFT
 
 
-# ---- rollouts (spec §10.2, ROLLOUT) -------------------------------------------------
+# ---- rollouts (docs/specs/swap.md §10.2, ROLLOUT) ---------------------------------------------
 cdef inline int damage(const Cfg* c, int h, int d) noexcept nogil:
     cdef int th = c.thead[d]
     cdef int lost = 0
@@ -331,12 +335,13 @@ cdef int rollout(Cfg* c) noexcept nogil:
                 cfg_do(c, M_RIGHT)
         elif valid[M_ROOT]:
             cfg_do(c, M_ROOT)
-        else:       # cannot happen (no dead ends, spec §1.2); count the rest as lost
+        else:       # cannot happen (no dead ends, docs/specs/swap.md §1.2); count the rest
+                    # as lost
             return c.loss + c.ns + c.nb
     return c.loss
 
 
-# ---- exact search (spec §10.2 C1) ---------------------------------------------------
+# ---- exact search (docs/specs/swap.md §10.2 C1) -----------------------------------------------
 cdef int lstar(const Cfg* c, unordered_map[uint64_t, int]* memo, int* budget) noexcept nogil:
     """Minimum number of wrong heads still to come from c; -1 if the budget ran out."""
     cdef uint64_t key
@@ -399,7 +404,7 @@ cdef int exact_costs(const Cfg* c, int* cost, int budget) noexcept nogil:
     return 1
 
 
-# ---- orders (spec §2.1) --------------------------------------------------------------
+# ---- orders (docs/specs/swap.md §2.1) ---------------------------------------------------------
 cdef void proj_order(int n, const int* heads, const int* is_node, int* rank,
                      int* work) noexcept nogil:
     """rank[x] for the nodes x (is_node[x]) = position in the in-order traversal of the
@@ -413,7 +418,7 @@ cdef void process_order(int n, const int* heads, const int* is_node, const int* 
     """Like proj_order, but with `pos` the blocks of each node (the node itself and its
     dependents' subtrees) are ordered by their smallest pos instead of by index: a
     projective order of the forest that keeps the current processing order wherever
-    projectivity allows (used for T' in the rollouts, spec §10.2 RELINEARIZE)."""
+    projectivity allows (used for T' in the rollouts, docs/specs/swap.md §10.2 RELINEARIZE)."""
     cdef int* start = work              # n + 2: CSR of children, virtual root = index n
     cdef int* kids = work + n + 2        # n
     cdef int* key = work + 2 * n + 2     # n: block key (min pos in the subtree)
@@ -511,7 +516,7 @@ cdef int _find(int* parent, int x) noexcept nogil:
 
 cdef bint _dfs_min(Cfg* c, int k, const int* mpc, unordered_map[uint64_t, int]* fail,
                    vector[int]* path, long* budget) noexcept nogil:
-    """Spec §4.1 DFS over the ND-SW lattice with at most k more swaps."""
+    """docs/specs/swap.md §4.1 DFS over the ND-SW lattice with at most k more swaps."""
     cdef uint64_t key
     cdef int s, lazy, i, m
     cdef int order[5]
@@ -557,10 +562,10 @@ cdef bint _dfs_min(Cfg* c, int k, const int* mpc, unordered_map[uint64_t, int]* 
 
 
 cdef class SwapOracleData:
-    """Gold-side preprocessing of one document (spec §2), built once per Doc: the oracle
-    tree, the projective order, the MPCs, and the MINIMAL sequence (spec §4.1) as a map
-    from configurations on its path to its move. `heads` use the package convention (a
-    root points to itself, -1 = unknown)."""
+    """Gold-side preprocessing of one document (docs/specs/swap.md §2), built once per Doc: the
+    oracle tree, the projective order, the MPCs, and the MINIMAL sequence
+    (docs/specs/swap.md §4.1) as a map from configurations on its path to its move. `heads` use
+    the package convention (a root points to itself, -1 = unknown)."""
 
     def __init__(self, heads, long budget=1000000, bint minimal=True):
         cdef int n = len(heads)
@@ -595,7 +600,7 @@ cdef class SwapOracleData:
                 self.c.known[i] = 1
                 self.c.head[i] = -1 if h == i else h
             is_node[i] = 1
-        # spec §12.9: the oracle needs a tree; break cycles by making a node a root
+        # docs/specs/swap.md §12.9: the oracle needs a tree; break cycles by making a node a root
         for i in range(n):
             x = self.c.head[i]
             j = 0
@@ -605,7 +610,7 @@ cdef class SwapOracleData:
             if x == i or j > n:
                 self.c.head[i] = -1
         proj_order(n, self.c.head, is_node, self.c.rank, self.c.work)
-        # MPC (spec §2.2): the static oracle without SW, union-find on attachments
+        # MPC (docs/specs/swap.md §2.2): the static oracle without SW, union-find on attachments
         for i in range(n):
             parent[i] = i
         self._init_cfg(&c)
@@ -630,7 +635,7 @@ cdef class SwapOracleData:
         self.c.n_lazy_swaps = self.lazy_seq.count(M_SWAP)
         seq = self.lazy_seq
         if minimal:
-            # spec §4.1: iterative deepening on #SW over the ND-SW lattice
+            # docs/specs/swap.md §4.1: iterative deepening on #SW over the ND-SW lattice
             b = budget
             found = False
             for k in range(self.c.n_lazy_swaps + 1):
@@ -702,7 +707,8 @@ cdef class SwapOracleData:
 
     @property
     def projective(self):
-        """The gold tree is projective (its projective order is the identity, spec §2.1)."""
+        """The gold tree is projective (its projective order is the identity,
+        docs/specs/swap.md §2.1)."""
         return all(self.c.rank[i] == i for i in range(self.c.n))
 
     @property

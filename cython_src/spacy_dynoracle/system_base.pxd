@@ -1,7 +1,7 @@
 # The contract every transition system of the package implements.
 #
 # A system is a spaCy `TransitionSystem` over spaCy's own `StateC` (no custom state struct,
-# see ../shared/spacy-integration.md §1.4). Each system overrides three per-state hooks, all
+# see docs/specs/spacy_integration.md §1.4). Each system overrides three per-state hooks, all
 # computed once per state for every *unlabelled* move type at the same time:
 #
 #   move_validity(st, valid)              valid[m] for each move type m
@@ -12,7 +12,7 @@
 #   static_move(st, gold)                 the canonical move of the static oracle
 #
 # The base class turns these into spaCy's per-class `set_valid` / `set_costs` (costs are
-# normalised so the cheapest valid class costs 0, see spacy-integration.md §2).
+# normalised so the cheapest valid class costs 0, see docs/specs/spacy_integration.md §2).
 #
 # Conventions (docs/conventions.md): a sentence root points to itself, both in gold
 # (`GoldC.heads[r] == r`) and in the state (`StateC._heads[r] == r` once the root has been
@@ -65,7 +65,8 @@ cdef inline bint gold_is_root(const GoldC* g, int i) noexcept nogil:
 
 
 cdef inline weight_t arc_label_cost(const GoldC* g, int head, int child, attr_t label) noexcept nogil:
-    """1 if the arc head->child is gold but `label` is a known wrong label (spec §5.4)."""
+    """1 if the arc head->child is gold but `label` is a known wrong label
+    (docs/specs/arc_eager_hybrid_easyfirst.md §5.4)."""
     if child < 0 or label == 0 or g.heads[child] != head or g.labels[child] == 0:
         return 0
     return g.labels[child] != label

@@ -1,6 +1,6 @@
 # Tabulation (push-computation dynamic programming) of arc-hybrid and arc-eager over plain
 # arrays; knows nothing of spaCy. See tabulation.pyx and docs/tabulation.md.
-# Spec: ../shared/specs/dp_tabulation.md.
+# Spec: docs/specs/dp_tabulation.md.
 
 # Move ids: the same values as system_base's move enum (SHIFT, LEFT, RIGHT, ROOT, REDUCE),
 # so a decoded sequence indexes system_base.MOVE_NAMES directly (checked by the tests).
@@ -11,7 +11,7 @@ cdef enum:
     T_ROOT = 3
     T_REDUCE = 9
 
-# Semirings of the generic kernels (spec §6).
+# Semirings of the generic kernels (docs/specs/dp_tabulation.md §6).
 cdef enum:
     SR_MAX = 0      # (max, +): Viterbi, with backpointers
     SR_LOG = 1      # (logaddexp, +): inside

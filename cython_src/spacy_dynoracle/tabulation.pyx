@@ -1,7 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 # distutils: language = c++
 """Exact decoding and arc marginals for window-feature transition models: the push-computation
-tabulation of Kuhlmann, Gómez-Rodríguez & Satta (2011), spec ../shared/specs/dp_tabulation.md.
+tabulation of Kuhlmann, Gómez-Rodríguez & Satta (2011), spec docs/specs/dp_tabulation.md.
 
 Plain arrays in, plain arrays out; nothing here knows spaCy. Documentation: docs/tabulation.md.
 
@@ -11,8 +11,10 @@ move is taken, with index n (== -1 in numpy) meaning "none": for a stack slot "t
 root / nothing", for b0 "the buffer is empty". Table shapes (N1 = n + 1):
 
 arc_hybrid (moves SHIFT, LEFT, RIGHT, ROOT of arc_hybrid.pyx):
-    shift[s0, b0]        (N1, N1)      window (s0, b0) of spec §5.4 row 1; s0 = n: empty stack
-    shift[s1, s0, b0]    (N1, N1, N1)  the context variant (spec §5.4 row 2, §5.5), O(n^4)
+    shift[s0, b0]        (N1, N1)      window (s0, b0), docs/specs/dp_tabulation.md §5.4 row 1;
+                                       s0 = n: empty stack
+    shift[s1, s0, b0]    (N1, N1, N1)  the context variant (docs/specs/dp_tabulation.md §5.4
+                                       row 2, §5.5), O(n^4)
     left[s1, s0, b0]     (N1, N1, N1)  s1 = n: s0 is the only word on the stack
     right[s1, s0, b0]    (N1, N1, N1)  s1 a word; b0 = n allowed
     root[s0, b0]         (N1, N1)      our ROOT move = the spec's `ra` with s1 = the virtual root
@@ -25,10 +27,10 @@ arc-eager, REDUCE pops an R top *or* an L top onto s1; RIGHT never onto an empty
     root[s0, b0]                           (N1, N1)
   (shift/right/reduce may omit the flag axis: the same scores for both flags.)
     context=True: shift[f, s1, s0, b0], right[f, s1, s0, b0] (2, N1, N1, N1) (or without
-    the flag axis), chart [i^b, j; p] (spec §5.4 row 2, §5.5), O(n^4)
+    the flag axis), chart [i^b, j; p] (docs/specs/dp_tabulation.md §5.4 row 2, §5.5), O(n^4)
 
 arc_standard (SHIFT, LEFT: s0 -> s1, RIGHT: s1 -> s0, ROOT of arc_standard.pyx): the
-arc_hybrid tables with a 2-D shift; chart [i, h, j] (spec §3.1), O(n^5).
+arc_hybrid tables with a 2-D shift; chart [i, h, j] (docs/specs/dp_tabulation.md §3.1), O(n^5).
 
 Reduce-type tables may omit their leading axes (left/right as [s0, b0]; reduce as [s0, b0]
 or [s1, s0, b0]): the kernels read an absent axis with stride 0, and gradients come back in
@@ -70,7 +72,8 @@ cdef inline double lse2(double a, double b) noexcept nogil:
 
 
 cdef inline double reduce_terms(int sr, const double* buf, int nt, int* arg) noexcept nogil:
-    """Semiring sum of buf[0:nt] (spec §6): max with argmax, or a max-shifted log-sum-exp."""
+    """Semiring sum of buf[0:nt] (docs/specs/dp_tabulation.md §6): max with argmax, or a max-shifted
+    log-sum-exp."""
     cdef double m = NEG, s = 0.0
     cdef int x, a = -1
     for x in range(nt):
@@ -101,11 +104,13 @@ cdef inline double lfin(double M, double S) noexcept nogil:
     return M + log(S) if M > NEG else NEG
 
 
-# ==== arc-hybrid (spec §3.3; context variant §5.5) ========================================
+# ==== arc-hybrid (docs/specs/dp_tabulation.md §3.3; context variant §5.5) =========================
 cdef struct Hyb:
     int n
     int ctx
-    int untie       # negative control only (spec §9.6): right premise's context not tied
+    # untie: negative control only (docs/specs/dp_tabulation.md §9.6): right premise's context
+    # not tied
+    int untie
     long ls1        # stride of s1 in left / right: N1*N1, or 0 for (s0, b0) tables
     long rs1
     const double* shift
@@ -123,7 +128,8 @@ cdef inline double h_shift(const Hyb* t, int p, int i, int k) noexcept nogil:
 
 
 cdef inline double h_left(const Hyb* t, int i, int k, int j) noexcept nogil:
-    """LEFT in rule [i,k][k,j]: s1 = i, s0 = k, b0 = j; needs a buffer (j < P, spec §10)."""
+    """LEFT in rule [i,k][k,j]: s1 = i, s0 = k, b0 = j; needs a buffer (j < P,
+    docs/specs/dp_tabulation.md §10)."""
     cdef int n = t.n, N1 = t.n + 1
     if j > n:
         return NEG
@@ -141,11 +147,11 @@ cdef inline double h_pop(const Hyb* t, int i, int k, int j) noexcept nogil:
 
 # -- plain items [i, j] ----------------------------------------------------------------------
 cdef void hyb_fill(const Hyb* t, int sr, double* C, int* bp, double* M, double* S) noexcept nogil:
-    """Chart of spec §3.3 in semiring sr, C[i*W+j] (W = P + 1). Order: i descending; within a
-    row, k ascending, each rule instance [i,k][k,j] *pushed* into C[i][j] for all j > k
-    (C[i][k] is complete when k is reached: its rules have split points < k). The inner j
-    loop then reads C[k][.] and the tables' b0 axis contiguously (spec §3.4). The log
-    semiring keeps a running max-shifted sum (M, S) per cell of the row."""
+    """Chart of docs/specs/dp_tabulation.md §3.3 in semiring sr, C[i*W+j] (W = P + 1). Order: i
+    descending; within a row, k ascending, each rule instance [i,k][k,j] *pushed* into C[i][j] for
+    all j > k (C[i][k] is complete when k is reached: its rules have split points < k). The inner j
+    loop then reads C[k][.] and the tables' b0 axis contiguously (docs/specs/dp_tabulation.md §3.4).
+    The log semiring keeps a running max-shifted sum (M, S) per cell of the row."""
     cdef int n = t.n, P = t.n + 1, W = t.n + 2, N1 = t.n + 1
     cdef int i, j, k, si
     cdef double L, base, v, r
@@ -198,7 +204,8 @@ cdef void hyb_fill(const Hyb* t, int sr, double* C, int* bp, double* M, double* 
 
 
 cdef void hyb_trace(const int* bp, int W, int i, int j, signed char* out, int* pos) noexcept nogil:
-    """Spec §4: seq([i,j]) = seq([i,k]) + [SHIFT k] + seq([k,j]) + [reduce]."""
+    """docs/specs/dp_tabulation.md §4: seq([i,j]) = seq([i,k]) + [SHIFT k] + seq([k,j]) +
+    [reduce]."""
     cdef int x, k, m
     if j == i + 1:
         return
@@ -216,9 +223,9 @@ cdef void hyb_trace(const int* bp, int W, int i, int j, signed char* out, int* p
 cdef void hyb_outside_marg(const Hyb* t, const double* I, double* O, double* OM, double* OS,
                            double logZ, double* marg, double* g_shift, double* g_left,
                            double* g_right, double* g_root) noexcept nogil:
-    """Outside scores (spec §6) and, in the same sweep, the posterior of every rule instance:
-    arc marginals marg[child*n + head] (head == child: a root) and, if g_shift != NULL, the
-    expected move counts per window (= d logZ / d score).
+    """Outside scores (docs/specs/dp_tabulation.md §6) and, in the same sweep, the posterior of
+    every rule instance: arc marginals marg[child*n + head] (head == child: a root) and, if g_shift
+    != NULL, the expected move counts per window (= d logZ / d score).
 
     Order: i ascending, k descending. At (i, k) the item [i,k] is complete: as a left
     premise its parents [i,j] (j > k) were finished at earlier k, as a right premise its
@@ -280,7 +287,7 @@ cdef void hyb_outside_marg(const Hyb* t, const double* I, double* O, double* OM,
             Oi[k] = lfin(Mv, Sv)
 
 
-# -- context items [i, j; p] (spec §5.5) ----------------------------------------------------
+# -- context items [i, j; p] (docs/specs/dp_tabulation.md §5.5) ------------------------------------
 cdef inline long cidx(int W, int p, int i, int j) noexcept nogil:
     return (<long>p * W + i) * W + j
 
@@ -289,9 +296,9 @@ cdef void hybc_fill(const Hyb* t, int sr, double* E, int* bp, double* Rt, int* R
                     double* M, double* S) noexcept nogil:
     """E[p][i][j]: push computation of i over [i, j) with p directly below i (p = 0 for i = 0:
     the stack is empty, which the windows read as none). The right premise's context is the
-    left premise's head (spec §5.5). The reduce does not read p, so per i the right-premise
-    sums Rt[k][j] = E[i][k][j] (x) reduce(i,k,j) are computed once and shared by every p;
-    then, as in hyb_fill, rules are pushed with k ascending and j innermost."""
+    left premise's head (docs/specs/dp_tabulation.md §5.5). The reduce does not read p, so per i the
+    right-premise sums Rt[k][j] = E[i][k][j] (x) reduce(i,k,j) are computed once and shared by every
+    p; then, as in hyb_fill, rules are pushed with k ascending and j innermost."""
     cdef int n = t.n, P = t.n + 1, W = t.n + 2, N1 = t.n + 1
     cdef int i, j, k, p, pmax, si
     cdef long x
@@ -306,7 +313,8 @@ cdef void hybc_fill(const Hyb* t, int sr, double* E, int* bp, double* Rt, int* R
     for i in range(P - 1, -1, -1):
         si = sw(i, n)
         for k in range(i + 1, P):
-            # spec §5.5: the right premise's context is the left premise's head i
+            # docs/specs/dp_tabulation.md §5.5: the right premise's context is the left premise's
+            # head i
             Ek = E + cidx(W, (k - 1) if t.untie else i, k, 0)
             lrow = t.left + si * t.ls1 + (k - 1) * N1 - 1
             if i == 0:
@@ -443,11 +451,14 @@ cdef void hybc_marginals(const Hyb* t, const double* I, const double* O, double 
                             g_right[((i - 1) * N1 + k - 1) * N1 + j - 1] += pr
 
 
-# ==== arc-eager, package variant (spec §3.2, with the corrected REDUCE) ====================
+# ==== arc-eager, package variant (docs/specs/dp_tabulation.md §3.2, with the corrected REDUCE) ====
 cdef struct Eag:
     int n
-    int ctx                 # context items [i^b, j; p] (spec §5.5): shift/right also read s1
-    int untie               # negative control only (spec §9.6): right premise's context not tied
+    # ctx: context items [i^b, j; p] (docs/specs/dp_tabulation.md §5.5): shift/right also read s1
+    # untie: negative control only (docs/specs/dp_tabulation.md §9.6): right premise's context
+    # not tied
+    int ctx
+    int untie
     const double* shift     # [f, s0, b0]; context chart: [f, s1, s0, b0]
     const double* right     # [f, s0, b0]; context chart: [f, s1, s0, b0]
     const double* left      # [s1, s0, b0]
@@ -499,9 +510,9 @@ cdef inline double e_pop(const Eag* t, int code, int i, int k, int j) noexcept n
 
 
 cdef void eag_fill(const Eag* t, int sr, double* C, int* bp, double* M, double* S) noexcept nogil:
-    """C[b][i][j] (spec §3.2 implementation form): push computation of i (flag b) over [i, j).
-    Rule [i^b,k][k^b',j] |- [i^b,j]: b' = 0 (k pushed by SHIFT) then LEFT (j < P), REDUCE
-    (i a word) or ROOT (i = 0); b' = 1 (k pushed by RIGHT, i a word) then REDUCE.
+    """C[b][i][j] (docs/specs/dp_tabulation.md §3.2 implementation form): push computation of i
+    (flag b) over [i, j). Rule [i^b,k][k^b',j] |- [i^b,j]: b' = 0 (k pushed by SHIFT) then LEFT (j <
+    P), REDUCE (i a word) or ROOT (i = 0); b' = 1 (k pushed by RIGHT, i a word) then REDUCE.
     Same order as hyb_fill: i descending, k ascending, rules pushed into j > k."""
     cdef int n = t.n, P = t.n + 1, W = t.n + 2, N1 = t.n + 1
     cdef int i, j, k, b, nb, code, si
@@ -655,7 +666,7 @@ cdef void eag_outside_marg(const Eag* t, const double* I, double* O, double* OM,
                 Oi[k] = lfin(Mv, Sv)
 
 
-# -- arc-eager context items [i^b, j; p] (spec §5.4 row 2, §5.5) ----------------------------
+# -- arc-eager context items [i^b, j; p] (docs/specs/dp_tabulation.md §5.4 row 2, §5.5) ------------
 cdef inline long ecidx(int W, int p, int b, int i, int j) noexcept nogil:
     return ((<long>p * 2 + b) * W + i) * W + j
 
@@ -676,10 +687,10 @@ cdef void eagc_fill(const Eag* t, int sr, double* E, int* bp, double* R0, int* R
                     double* R1, double* M, double* S) noexcept nogil:
     """E[p][b][i][j]: push computation of i (flag b) over [i, j) with p directly below i
     (p = 0 for i = 0: empty stack). Rule [p; b; i,k][i; b'; k,j] |- [p; b; i,j]: the right
-    premise's context is the left premise's head i (spec §5.5). The reduce-type move reads
-    (s1 = i, s0 = k, b0 = j) only, so per i the right-premise sums are computed once and
-    shared by every (p, b): R0[k][j] over the b' = 0 codes (LEFT, REDUCE of an L top, ROOT;
-    R0m: the best code), R1[k][j] for b' = 1 (REDUCE of an R top). Then, as in eag_fill,
+    premise's context is the left premise's head i (docs/specs/dp_tabulation.md §5.5). The
+    reduce-type move reads (s1 = i, s0 = k, b0 = j) only, so per i the right-premise sums are
+    computed once and shared by every (p, b): R0[k][j] over the b' = 0 codes (LEFT, REDUCE of an L
+    top, ROOT; R0m: the best code), R1[k][j] for b' = 1 (REDUCE of an R top). Then, as in eag_fill,
     k ascending, rules pushed into every j > k."""
     cdef int n = t.n, P = t.n + 1, W = t.n + 2, N1 = t.n + 1
     cdef int i, j, k, p, b, pmax, nb, si, cx, c0
@@ -828,7 +839,7 @@ cdef void eagc_marginals(const Eag* t, const double* I, const double* O, double 
                          double* marg, double* g_shift, double* g_right, double* g_left,
                          double* g_reduce, double* g_root) noexcept nogil:
     """Posterior of every rule instance [p; b; i,k][i; b'; k,j] -> arc marginals and, if
-    g_shift != NULL, expected move counts per window (spec §6)."""
+    g_shift != NULL, expected move counts per window (docs/specs/dp_tabulation.md §6)."""
     cdef int n = t.n, P = t.n + 1, W = t.n + 2, N1 = t.n + 1
     cdef int p, b, i, k, j, pmax, nb, code, fp, si
     cdef double Oo, Il, Ir, push, pop, pe
@@ -876,7 +887,8 @@ cdef void eagc_marginals(const Eag* t, const double* I, const double* O, double 
                                 g_reduce[((fp * N1 + i - 1) * N1 + k - 1) * N1 + j - 1] += pe
 
 
-# ==== arc-standard (spec §3.1; windows of §5.4: shifts (s0, b0), reduces (s1, s0, b0)) ==========
+# ==== arc-standard (docs/specs/dp_tabulation.md §3.1) ==========================================
+# Windows of docs/specs/dp_tabulation.md §5.4: shifts (s0, b0), reduces (s1, s0, b0).
 # Same tables as arc-hybrid: shift[s0, b0], left[s1, s0, b0] (LEFT: s0 -> s1, s1 a word),
 # right[s1, s0, b0] (RIGHT: s1 -> s0, s1 a word), root[s0, b0] (ROOT = the spec's `ra` with
 # s1 = the virtual root). Items [i, h, j]; O(n^3) space, O(n^5) time (the `la` rule cannot be
@@ -886,8 +898,8 @@ cdef inline long sidx(int W, int i, int h, int j) noexcept nogil:
 
 
 cdef void std_fill(const Hyb* t, int sr, double* C, int* bp, double* M, double* S) noexcept nogil:
-    """C[i][h][j]: a push computation over [i, j) that pushed h (spec §3.1). Rules
-    [i,h1,k][k,h2,j] |- [i,h2,j] (LEFT, h1 a word) and |- [i,h1,j] (RIGHT, or ROOT if h1 is
+    """C[i][h][j]: a push computation over [i, j) that pushed h (docs/specs/dp_tabulation.md §3.1).
+    Rules [i,h1,k][k,h2,j] |- [i,h2,j] (LEFT, h1 a word) and |- [i,h1,j] (RIGHT, or ROOT if h1 is
     the virtual root), the push of k charged in the rule (window s0 = h1, b0 = k). Order:
     i descending, k ascending, rules pushed into every j > h2 (contiguous j loops)."""
     cdef int n = t.n, P = t.n + 1, W = t.n + 2, N1 = t.n + 1
@@ -977,7 +989,8 @@ cdef void std_outside_marg(const Hyb* t, const double* I, double* O, double* OM,
                            double logZ, double* marg, double* g_shift, double* g_left,
                            double* g_right, double* g_root) noexcept nogil:
     """Outside by scattering (i ascending, j descending: [i,h,j] is complete when reached),
-    with rule posteriors -> arc marginals and expected move counts (spec §6)."""
+    with rule posteriors -> arc marginals and expected move counts
+    (docs/specs/dp_tabulation.md §6)."""
     cdef int n = t.n, P = t.n + 1, W = t.n + 2, N1 = t.n + 1
     cdef int i, h, h1, h2, j, k, s1, m
     cdef long x
@@ -1140,13 +1153,15 @@ cdef class _EagTables:
 
 
 def hybrid_viterbi(shift, left, right, root, *, _untie_context=False):
-    """Best transition sequence of arc_hybrid under window scores (spec §3.3, §4, §6).
+    """Best transition sequence of arc_hybrid under window scores (docs/specs/dp_tabulation.md §3.3,
+    §4, §6).
 
     Returns (best score, moves): moves is an int8 array of 2n move ids (MOVE_NAMES; the
     package's SHIFT/LEFT/RIGHT/ROOT), replayable from the initial state. A 3-D `shift`
-    table [s1, s0, b0] selects the context chart (spec §5.5, O(n^4)). `_untie_context`
-    breaks the chart on purpose (the right premise's context is not the left premise's
-    head): a negative control for the tests (spec §9.6), never for use."""
+    table [s1, s0, b0] selects the context chart (docs/specs/dp_tabulation.md §5.5, O(n^4)).
+    `_untie_context` breaks the chart on purpose (the right premise's context is not the left
+    premise's head): a negative control for the tests (docs/specs/dp_tabulation.md §9.6), never for
+    use."""
     cdef _HybTables tb = _HybTables(shift, left, right, root)
     tb.t.untie = bool(_untie_context)
     cdef int n = tb.t.n, W = n + 2, pos = 0
@@ -1179,7 +1194,7 @@ def hybrid_inside_outside(shift, left, right, root, *, marginals=True, gradients
     """log Z (log-sum-exp of all complete arc_hybrid computations' scores), the arc marginals
     marg[child, head] (head == child: the child is a root; every row sums to 1), and with
     gradients=True the expected move counts per window = d logZ / d table, as a dict of
-    arrays shaped like the tables (spec §6)."""
+    arrays shaped like the tables (docs/specs/dp_tabulation.md §6)."""
     cdef _HybTables tb = _HybTables(shift, left, right, root)
     cdef int n = tb.t.n, W = n + 2, N1 = n + 1
     cdef long size = <long>W * W * W if tb.t.ctx else <long>W * W
@@ -1230,9 +1245,10 @@ def hybrid_inside_outside(shift, left, right, root, *, marginals=True, gradients
 def eager_viterbi(shift, right, left, reduce, root, *, context=False, _untie_context=False):
     """Best transition sequence of the package's arc_eager (SHIFT, RIGHT, LEFT, REDUCE, ROOT)
     under window scores; returns (best score, int8 move ids of length 2n). context=True: the
-    context chart [i^b, j; p] (spec §5.4 row 2, §5.5, O(n^4)), in which shift and right are
-    [f, s1, s0, b0] (or [s1, s0, b0]: the same scores for both flags). `_untie_context`: the
-    negative control of spec §9.6 (the right premise's context not tied), never for use."""
+    context chart [i^b, j; p] (docs/specs/dp_tabulation.md §5.4 row 2, §5.5, O(n^4)), in which shift
+    and right are [f, s1, s0, b0] (or [s1, s0, b0]: the same scores for both flags).
+    `_untie_context`: the negative control of docs/specs/dp_tabulation.md §9.6 (the right premise's
+    context not tied), never for use."""
     cdef _EagTables tb = _EagTables(shift, right, left, reduce, root, context)
     tb.t.untie = bool(_untie_context)
     cdef int n = tb.t.n, W = n + 2, pos = 0
@@ -1323,7 +1339,8 @@ def eager_inside_outside(shift, right, left, reduce, root, *, context=False, mar
 def standard_viterbi(shift, left, right, root):
     """Best transition sequence of the package's arc_standard (SHIFT, LEFT: s0 -> s1,
     RIGHT: s1 -> s0, ROOT) under window scores: shift[s0, b0], left/right[s1, s0, b0],
-    root[s0, b0] (spec §3.1, §5.4: O(n^5) time, O(n^3) space). Returns (best, moves)."""
+    root[s0, b0] (docs/specs/dp_tabulation.md §3.1, §5.4: O(n^5) time, O(n^3) space). Returns (best,
+    moves)."""
     cdef _HybTables tb = _HybTables(shift, left, right, root)
     if tb.t.ctx:
         raise ValueError("arc_standard takes a 2-D shift table [s0, b0]")
@@ -1383,7 +1400,7 @@ def standard_inside_outside(shift, left, right, root, *, marginals=True, gradien
     return logZ, np.asarray(marg).reshape(n, n), g
 
 
-# ---- windows a model must score (batched scoring, spec §7 step 2) -----------------------------
+# ---- windows a model must score (batched scoring, docs/specs/dp_tabulation.md §7 step 2) ---------
 def _rules(n):
     """All rule instances (i, k, j) of the plain charts in spec positions, 0 <= i < k < j <= n+1."""
     P = n + 1
@@ -1458,9 +1475,9 @@ def standard_windows(n):
 
 
 def eliminate_labels(scores, axis=-1, semiring="max"):
-    """Spec §5.7: labelled move scores -> unlabelled window scores, when labels never feed
-    back into the features. semiring="max": (max over labels, argmax label) for Viterbi;
-    "log": log-sum-exp over labels for inside/outside."""
+    """docs/specs/dp_tabulation.md §5.7: labelled move scores -> unlabelled window scores, when
+    labels never feed back into the features. semiring="max": (max over labels, argmax label) for
+    Viterbi; "log": log-sum-exp over labels for inside/outside."""
     scores = np.asarray(scores, dtype=np.float64)
     if semiring == "max":
         return scores.max(axis=axis), scores.argmax(axis=axis)
