@@ -27,6 +27,10 @@ app = typer.Typer(
 # Bad input and bad options: ConlluError is a ValueError, a missing file an OSError.
 _DATA_ERRORS = (ValueError, OSError)
 
+# Every command that reads CoNLL-U takes it (conllu_io.read_conllu's `lenient`).
+_LENIENT = typer.Option(False, "--lenient", help="Repair CR LF line ends, a byte-order mark and "
+                        "a missing final empty line (counted, with a warning) instead of stopping")
+
 
 def _fail(error: Exception) -> NoReturn:
     # Not msg.fail: wasabi wraps at 80 columns, which would split "file:line: problem"
@@ -100,6 +104,7 @@ def evaluate_command(
     select: str = typer.Option("all", "--select", help=SELECT_HELP),
     batch_size: int = typer.Option(64, "--batch-size", help="Docs per nlp.pipe batch"),
     per_label: bool = typer.Option(True, "--per-label/--no-per-label", help="Print the per-label table"),
+    lenient: bool = _LENIENT,
 ) -> None:
     """Score MODEL on the gold words of DATA (CoNLL 2018 UAS/LAS/CLAS + non-projective scores)."""
     from .evaluate import evaluate_pipeline
@@ -107,7 +112,7 @@ def evaluate_command(
     nlp = _load(model)
     try:
         result = evaluate_pipeline(nlp, data, gold_sents=gold_sents, n_sents=n_sents,
-                                   batch_size=batch_size, select=select, progress=True)
+                                   batch_size=batch_size, select=select, progress=True, lenient=lenient)
     except _DATA_ERRORS as e:
         _fail(e)
     result["settings"]["model"] = model
@@ -128,6 +133,7 @@ def calibration_command(
     gold_sents: bool = typer.Option(False, "--gold-sents", help="Preset gold sentence boundaries"),
     n_sents: int = typer.Option(10, "--n-sents", help="Gold sentences per Doc fed to the pipeline"),
     select: str = typer.Option("all", "--select", help=SELECT_HELP),
+    lenient: bool = _LENIENT,
 ) -> None:
     """Calibration of the arc marginals of MODEL on DATA: expected calibration error and
     reliability table of the probability of each word's predicted head (docs/tabulation.md)."""
@@ -136,7 +142,8 @@ def calibration_command(
     nlp = _load(model)
     try:
         scores, calibration = evaluate_with_calibration(
-            nlp, data, decode=decode, gold_sents=gold_sents, n_sents=n_sents, select=select, n_bins=bins)
+            nlp, data, decode=decode, gold_sents=gold_sents, n_sents=n_sents, select=select, n_bins=bins,
+            lenient=lenient)
     except _DATA_ERRORS as e:
         _fail(e)
     msg.divider(f"{model} on {data} ({scores['settings']['decode']} decoding)")
@@ -166,6 +173,7 @@ def parse_command(
     batch_size: int = typer.Option(64, "--batch-size", help="Docs per nlp.pipe batch"),
     replace: str = typer.Option("HEAD,DEPREL", "--replace",
                                 help=f"Columns taken from the pipeline, from {','.join(REPLACEABLE)}"),
+    lenient: bool = _LENIENT,
 ) -> None:
     """Parse the words of a CoNLL-U file; write CoNLL-U with the original other columns."""
     from tqdm import tqdm
@@ -178,7 +186,7 @@ def parse_command(
                          "write to another path"))
     nlp = _load(model)
     try:
-        sentences = read_conllu(input_path, require_heads=False)
+        sentences = read_conllu(input_path, require_heads=False, lenient=lenient)
         docs = sentences_to_docs(nlp.vocab, sentences, n_sents)
         inputs = (words_only_copy(doc, sent_starts=gold_sents, keep_source=True) for doc in docs)
         parsed = tqdm(nlp.pipe(inputs, batch_size=batch_size), desc="parsing", unit="doc", leave=False)
@@ -233,6 +241,7 @@ def stats_command(
     json_path: Optional[Path] = typer.Option(None, "--json", help="Also write the statistics as JSON here"),
     select: str = typer.Option("all", "--select", help=SELECT_HELP),
     systems: Optional[str] = typer.Option(None, "--systems", help="Comma-separated systems (default: all registered)"),
+    lenient: bool = _LENIENT,
 ) -> None:
     """Sentences, tokens, words, % non-projective sentences/arcs, coverage per transition system."""
     from tqdm import tqdm
@@ -246,7 +255,7 @@ def stats_command(
         files = stats_files(paths)
         for file in tqdm(files, desc="stats", unit="file", leave=False, disable=len(files) < 2):
             label = f"{file.parent.name}/{file.name}" if len(files) > 1 else str(file)
-            results[label] = treebank_stats(read_sentences(file, select=select), names)
+            results[label] = treebank_stats(read_sentences(file, select=select, lenient=lenient), names)
     except _DATA_ERRORS as e:
         _fail(e)
     header = ["file", "sents", "tokens", "words", "%NP sents", "%NP arcs"]
@@ -324,6 +333,7 @@ def render_command(
         help="With a window-model pipeline: write the probability on arcs below THRESHOLD "
              "and draw alternative heads (docs/tabulation.md)"),
     min_alt: float = typer.Option(0.1, "--min-alt", help="With --uncertain: draw alternative heads this probable"),
+    lenient: bool = _LENIENT,
 ) -> None:
     """Draw chosen sentences with displaCy (crossing arcs included)."""
     from spacy.tokens import Doc
@@ -344,7 +354,7 @@ def render_command(
         _fail(ValueError(f"--uncertain takes a probability in [0, 1], not {uncertain}"))
     try:
         numbers = parse_sentence_numbers(sents) if sents else None
-        sentences = read_conllu(conllu, require_heads=gold_only)  # type: ignore[arg-type]
+        sentences = read_conllu(conllu, require_heads=gold_only, lenient=lenient)  # type: ignore[arg-type]
         chosen = choose_sentences(sentences, numbers, set(sent_id) if sent_id else None, nonproj, limit)
     except _DATA_ERRORS as e:
         _fail(e)

@@ -213,3 +213,19 @@ def test_parse_output_gets_the_mode_of_a_plain_write(tmp_path, model_dir):
     existing.chmod(0o640)
     assert run("parse", model_dir, source, existing).exit_code == 0
     assert existing.stat().st_mode & 0o777 == 0o640
+
+
+def test_parse_and_evaluate_lenient(tmp_path, model_dir):
+    crlf = write(tmp_path, unparsed(NONPROJ).replace("\n", "\r\n"), "crlf.conllu")  # 31 lines
+    out = tmp_path / "out.conllu"
+    result = run("parse", model_dir, crlf, out)
+    assert result.exit_code == 1 and f"{crlf}:1: " in result.output and "--lenient" in result.output
+    with pytest.warns(UserWarning, match="repaired 31 CR LF line ends"):
+        result = run("parse", model_dir, crlf, out, "--lenient")
+    assert result.exit_code == 0, result.output
+    assert sum(len(s.words) for s in read_conllu(out)) == 22  # every word, written with LF
+    gold = write(tmp_path, "\ufeff" + NONPROJ[:-1], "bom.conllu")
+    assert run("evaluate", model_dir, gold).exit_code == 1
+    with pytest.warns(UserWarning, match="repaired 1 byte-order mark, 1 missing final empty line"):
+        result = run("evaluate", model_dir, gold, "--lenient", "--no-per-label")
+    assert result.exit_code == 0 and "22 words, 3 sentences" in result.stdout
