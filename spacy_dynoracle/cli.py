@@ -168,19 +168,28 @@ def parse_command(
     model: str = typer.Argument(..., help="Pipeline package name or path"),
     input_path: Path = typer.Argument(..., help="Input .conllu (HEAD/DEPREL may be '_')"),
     output_path: Path = typer.Argument(..., help="Output .conllu"),
-    gold_sents: bool = typer.Option(False, "--gold-sents", help="Preset the input's sentence boundaries"),
+    resegment: bool = typer.Option(
+        False, "--resegment", help="Let the pipeline split the Docs of --n-sents input sentences into "
+        "its own sentences (written renumbered, without comments, where they differ from the input's)"),
+    gold_sents: bool = typer.Option(False, "--gold-sents", hidden=True,
+                                    help="Accepted for compatibility: the input's sentences are the default"),
     n_sents: int = typer.Option(10, "--n-sents", help="Input sentences per Doc fed to the pipeline"),
     batch_size: int = typer.Option(64, "--batch-size", help="Docs per nlp.pipe batch"),
     replace: str = typer.Option("HEAD,DEPREL", "--replace",
                                 help=f"Columns taken from the pipeline, from {','.join(REPLACEABLE)}"),
     lenient: bool = _LENIENT,
 ) -> None:
-    """Parse the words of a CoNLL-U file; write CoNLL-U with the original other columns."""
+    """Parse the words of a CoNLL-U file; write CoNLL-U with the original other columns.
+
+    The input's sentences are kept (their boundaries are preset, so every sentence is written
+    with its comments) unless --resegment is given."""
     from tqdm import tqdm
 
     from .conllu_io import sentences_to_docs, words_only_copy, write_conllu
 
     columns = [c.strip().upper() for c in replace.split(",") if c.strip()]
+    if gold_sents and resegment:
+        _fail(ValueError("--gold-sents (the default: keep the input's sentences) contradicts --resegment"))
     if same_file(input_path, output_path):
         _fail(ValueError(f"{output_path}: the output is the input file {input_path}; "
                          "write to another path"))
@@ -188,7 +197,7 @@ def parse_command(
     try:
         sentences = read_conllu(input_path, require_heads=False, lenient=lenient)
         docs = sentences_to_docs(nlp.vocab, sentences, n_sents)
-        inputs = (words_only_copy(doc, sent_starts=gold_sents, keep_source=True) for doc in docs)
+        inputs = (words_only_copy(doc, sent_starts=not resegment, keep_source=True) for doc in docs)
         parsed = tqdm(nlp.pipe(inputs, batch_size=batch_size), desc="parsing", unit="doc", leave=False)
         n = write_conllu(parsed, output_path, replace=columns)
     except _DATA_ERRORS as e:

@@ -229,3 +229,23 @@ def test_parse_and_evaluate_lenient(tmp_path, model_dir):
     with pytest.warns(UserWarning, match="repaired 1 byte-order mark, 1 missing final empty line"):
         result = run("evaluate", model_dir, gold, "--lenient", "--no-per-label")
     assert result.exit_code == 0 and "22 words, 3 sentences" in result.stdout
+
+
+def test_parse_keeps_the_input_sentences_by_default(tmp_path, model_dir):
+    text = unparsed(MWT_AND_EMPTY + NONPROJ + random_treebank(13, 12))
+    source = write(tmp_path, text, "in.conllu")
+    before = list(read_conllu(source, require_heads=False))
+    assert all(s.sent_id for s in before) and sum(s.text is not None for s in before) == 5
+    out = tmp_path / "out.conllu"
+    for extra in ((), ("--gold-sents",)):  # the old option is a no-op alias
+        result = run("parse", model_dir, source, out, *extra)
+        assert result.exit_code == 0, result.output
+        after = list(read_conllu(out))
+        assert [(s.comments, [w.form for w in s.words]) for s in after] == \
+            [(s.comments, [w.form for w in s.words]) for s in before]
+        assert f"Wrote {len(before)} sentences" in result.output
+    result = run("parse", model_dir, source, out, "--resegment")
+    assert result.exit_code == 0, result.output
+    assert [w.form for s in read_conllu(out) for w in s.words] == [w.form for s in before for w in s.words]
+    result = run("parse", model_dir, source, out, "--resegment", "--gold-sents")
+    assert result.exit_code == 1 and "contradicts --resegment" in result.output
