@@ -162,6 +162,30 @@ def calibration_command(
 
 # --------------------------------------------------------------------------- parse
 
+# The Token attribute each replaceable column comes from, as components declare it in their
+# factory's `assigns`; attribute_ruler declares nothing, so its patterns' attributes count.
+_COLUMN_ATTRS = {"LEMMA": "token.lemma", "UPOS": "token.pos", "XPOS": "token.tag",
+                 "FEATS": "token.morph", "HEAD": "token.head", "DEPREL": "token.dep"}
+_RULER_ATTRS = {"LEMMA": "token.lemma", "POS": "token.pos", "TAG": "token.tag", "MORPH": "token.morph"}
+
+
+def check_predicted_columns(nlp, columns: Sequence[str]) -> None:
+    """Refuse to replace a column that no component of the pipeline predicts (it would be
+    written as '_')."""
+    assigned: Set[str] = set()
+    for name, pipe in nlp.pipeline:
+        meta = nlp.get_pipe_meta(name)
+        assigned.update(meta.assigns)
+        if meta.factory == "attribute_ruler":
+            assigned.update(_RULER_ATTRS.get(key.upper(), "") for p in pipe.patterns for key in p["attrs"])
+    for column in columns:
+        attr = _COLUMN_ATTRS.get(column)
+        if attr is not None and attr not in assigned:
+            predicted = [c for c, a in _COLUMN_ATTRS.items() if a in assigned]
+            raise ValueError(
+                f"--replace {column}: no component of the pipeline predicts {attr} (its components: "
+                f"{', '.join(nlp.pipe_names) or 'none'}); it can replace {', '.join(predicted) or 'no column'}")
+
 
 @app.command("parse")
 def parse_command(
@@ -195,6 +219,7 @@ def parse_command(
                          "write to another path"))
     nlp = _load(model)
     try:
+        check_predicted_columns(nlp, columns)
         sentences = read_conllu(input_path, require_heads=False, lenient=lenient)
         docs = sentences_to_docs(nlp.vocab, sentences, n_sents)
         inputs = (words_only_copy(doc, sent_starts=not resegment, keep_source=True) for doc in docs)

@@ -249,3 +249,21 @@ def test_parse_keeps_the_input_sentences_by_default(tmp_path, model_dir):
     assert [w.form for s in read_conllu(out) for w in s.words] == [w.form for s in before for w in s.words]
     result = run("parse", model_dir, source, out, "--resegment", "--gold-sents")
     assert result.exit_code == 1 and "contradicts --resegment" in result.output
+
+
+def test_parse_refuses_columns_the_pipeline_does_not_predict(tmp_path, model_dir):
+    source = write(tmp_path, unparsed(NONPROJ), "in.conllu")
+    out = tmp_path / "out.conllu"
+    components = ", ".join(spacy.load(model_dir).pipe_names)
+    for column, attr in (("UPOS", "token.pos"), ("LEMMA", "token.lemma"), ("FEATS", "token.morph")):
+        result = run("parse", model_dir, source, out, "--replace", f"HEAD,DEPREL,{column}")
+        assert result.exit_code == 1
+        assert (f"--replace {column}: no component of the pipeline predicts {attr} "
+                f"(its components: {components}); it can replace HEAD, DEPREL") in result.output
+        assert not out.exists()
+    # an attribute_ruler that sets POS makes UPOS replaceable
+    nlp = spacy.load(model_dir)
+    nlp.add_pipe("attribute_ruler").add([[{"ORTH": "issue"}]], {"POS": "NOUN"})
+    nlp.to_disk(tmp_path / "ruled")
+    result = run("parse", tmp_path / "ruled", source, out, "--replace", "HEAD,DEPREL,UPOS")
+    assert result.exit_code == 0, result.output
