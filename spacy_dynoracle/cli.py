@@ -12,8 +12,9 @@ from typing import Dict, Iterable, List, NoReturn, Optional, Sequence, Set
 import typer
 from wasabi import msg
 
-from .conllu_io import REPLACEABLE, Sentence, read_conllu, same_file
+from .conllu_io import REPLACEABLE, Sentence, missing_path, read_conllu, same_file
 from .corpus import SELECT_HELP
+from .progress import progress_bar
 
 app = typer.Typer(
     name="spacy-dynoracle",
@@ -23,6 +24,30 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+def _print_version(value: bool) -> None:
+    if not value:
+        return
+    import spacy
+
+    from . import __version__
+
+    try:
+        from ._build_info import SPACY_VERSION
+        built = f" (extensions built against spaCy {SPACY_VERSION})"
+    except ImportError:
+        built = " (extensions not built)"
+    typer.echo(f"spacy-dynoracle {__version__}{built}\nspaCy {spacy.__version__}")
+    raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                 help="Print the versions of spacy-dynoracle and spaCy, and exit"),
+) -> None:
+    pass
+
 
 # Bad input and bad options: ConlluError is a ValueError, a missing file an OSError.
 _DATA_ERRORS = (ValueError, OSError)
@@ -37,6 +62,12 @@ def _fail(error: Exception) -> NoReturn:
     # (the format editors and terminals recognise) over several lines.
     typer.secho(f"\u2718 {error}", fg="red", err=True)
     raise typer.Exit(1)
+
+
+def _require(path: Path) -> None:
+    """Fail on a missing input before loading a pipeline (seconds) for nothing."""
+    if not path.exists():
+        _fail(missing_path(path))
 
 
 def _load(model: str):
@@ -109,6 +140,7 @@ def evaluate_command(
     """Score MODEL on the gold words of DATA (CoNLL 2018 UAS/LAS/CLAS + non-projective scores)."""
     from .evaluate import evaluate_pipeline
 
+    _require(data)
     nlp = _load(model)
     try:
         result = evaluate_pipeline(nlp, data, gold_sents=gold_sents, n_sents=n_sents,
@@ -139,6 +171,7 @@ def calibration_command(
     reliability table of the probability of each word's predicted head (docs/tabulation.md)."""
     from .calibration import evaluate_with_calibration, reliability_markdown
 
+    _require(data)
     nlp = _load(model)
     try:
         scores, calibration = evaluate_with_calibration(
@@ -207,13 +240,12 @@ def parse_command(
 
     The input's sentences are kept (their boundaries are preset, so every sentence is written
     with its comments) unless --resegment is given."""
-    from tqdm import tqdm
-
     from .conllu_io import sentences_to_docs, words_only_copy, write_conllu
 
     columns = [c.strip().upper() for c in replace.split(",") if c.strip()]
     if gold_sents and resegment:
         _fail(ValueError("--gold-sents (the default: keep the input's sentences) contradicts --resegment"))
+    _require(input_path)
     if same_file(input_path, output_path):
         _fail(ValueError(f"{output_path}: the output is the input file {input_path}; "
                          "write to another path"))
@@ -223,7 +255,7 @@ def parse_command(
         sentences = read_conllu(input_path, require_heads=False, lenient=lenient)
         docs = sentences_to_docs(nlp.vocab, sentences, n_sents)
         inputs = (words_only_copy(doc, sent_starts=not resegment, keep_source=True) for doc in docs)
-        parsed = tqdm(nlp.pipe(inputs, batch_size=batch_size), desc="parsing", unit="doc", leave=False)
+        parsed = progress_bar(nlp.pipe(inputs, batch_size=batch_size), "parsing", "doc")
         n = write_conllu(parsed, output_path, replace=columns)
     except _DATA_ERRORS as e:
         _fail(e)
@@ -245,7 +277,7 @@ def stats_files(paths: Iterable[Path]) -> List[Path]:
         elif path.exists():
             files.append(path)
         else:
-            raise FileNotFoundError(f"{path} does not exist")
+            raise missing_path(path)
     return files
 
 
@@ -278,8 +310,6 @@ def stats_command(
     lenient: bool = _LENIENT,
 ) -> None:
     """Sentences, tokens, words, % non-projective sentences/arcs, coverage per transition system."""
-    from tqdm import tqdm
-
     from .corpus import read_sentences
     from .coverage import COVERAGE_CHECKS, treebank_stats
 
@@ -287,7 +317,7 @@ def stats_command(
     results: Dict[str, dict] = {}
     try:
         files = stats_files(paths)
-        for file in tqdm(files, desc="stats", unit="file", leave=False, disable=len(files) < 2):
+        for file in progress_bar(files, "stats", "file", show=len(files) > 1):
             label = f"{file.parent.name}/{file.name}" if len(files) > 1 else str(file)
             results[label] = treebank_stats(read_sentences(file, select=select, lenient=lenient), names)
     except _DATA_ERRORS as e:
@@ -376,12 +406,13 @@ def render_command(
 
     if out.suffix.lower() not in (".html", ".svg"):
         _fail(ValueError(f"--out must end in .html or .svg, not {out.name!r}"))
-    if source.endswith(".conllu") and not Path(source).is_file():
-        _fail(FileNotFoundError(f"{source} does not exist"))
+    if source.endswith(".conllu"):
+        _require(Path(source))
     gold_only = Path(source).is_file()
     conllu = Path(source) if gold_only else data
     if conllu is None:
         _fail(ValueError("give the .conllu to parse after the pipeline name"))
+    _require(conllu)
     if uncertain is not None and gold_only:
         _fail(ValueError("--uncertain draws a pipeline's arc marginals: give a pipeline and a .conllu"))
     if uncertain is not None and not 0 <= uncertain <= 1:

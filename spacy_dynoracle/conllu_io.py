@@ -529,7 +529,7 @@ def read_conllu(
         line (`REPAIRS`), count them in `stats` and warn once per file. Without it each
         of them raises a `ConlluError` naming file and line, in both on_error modes: they
         are never a reason to skip a sentence.
-    A missing file raises FileNotFoundError.
+    A missing file raises FileNotFoundError ("PATH does not exist").
     """
     if on_error not in ("raise", "skip"):
         raise ValueError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
@@ -540,7 +540,11 @@ def read_conllu(
     skipped_before = stats.skipped
     repairs_before = dict(stats.repairs)
     first_error: Optional[ConlluError] = None
-    with open(path, "rb") as f:
+    try:
+        f = open(path, "rb")
+    except FileNotFoundError:
+        raise missing_path(path) from None
+    with f:
         for item in _blocks(f, path_str, lenient, stats):
             if isinstance(item, ConlluError):
                 error = item
@@ -649,6 +653,11 @@ class _open_for_writing:
             os.replace(self.file.name, self.target)
         else:
             os.unlink(self.file.name)
+
+
+def missing_path(path: Union[str, Path]) -> FileNotFoundError:
+    """The error for a file or directory that does not exist (one wording everywhere)."""
+    return FileNotFoundError(f"{path} does not exist")
 
 
 def same_file(a: Union[str, Path], b: Union[str, Path]) -> bool:

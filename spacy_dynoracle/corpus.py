@@ -18,7 +18,7 @@ from spacy.language import Language
 from spacy.training import Example
 from spacy.util import registry
 
-from .conllu_io import ReadStats, Sentence, read_conllu, sentences_to_docs, words_only_copy
+from .conllu_io import ReadStats, Sentence, missing_path, read_conllu, sentences_to_docs, words_only_copy
 
 SELECT_HELP = "'all', 'head:F' (first fraction F of the sentences) or 'tail:F' (last fraction F)"
 
@@ -34,7 +34,7 @@ def conllu_paths(path: Union[str, Path, None]) -> List[Path]:
             raise FileNotFoundError(f"no *.conllu files in directory {path}")
         return files
     if not path.exists():
-        raise FileNotFoundError(f"CoNLL-U path {path} does not exist")
+        raise missing_path(path)
     return [path]
 
 

@@ -267,3 +267,33 @@ def test_parse_refuses_columns_the_pipeline_does_not_predict(tmp_path, model_dir
     nlp.to_disk(tmp_path / "ruled")
     result = run("parse", tmp_path / "ruled", source, out, "--replace", "HEAD,DEPREL,UPOS")
     assert result.exit_code == 0, result.output
+
+
+def test_version_option():
+    import spacy_dynoracle
+
+    result = run("--version")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith(f"spacy-dynoracle {spacy_dynoracle.__version__} ")
+    assert lines[1] == f"spaCy {spacy.__version__}"
+
+
+def test_one_wording_for_a_missing_file_in_every_command(tmp_path, model_dir):
+    gone = tmp_path / "gone.conllu"
+    out = tmp_path / "out"
+    for args in (("evaluate", model_dir, gone), ("calibration", model_dir, gone),
+                 ("parse", model_dir, gone, out), ("stats", gone), ("render", gone, "--out", out.with_suffix(".html")),
+                 ("render", model_dir, gone, "--out", out.with_suffix(".html"))):
+        result = run(*args)
+        assert result.exit_code == 1
+        assert result.output == f"\u2718 {gone} does not exist\n", args
+
+
+def test_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path, model_dir):
+    source = write(tmp_path, unparsed(NONPROJ) + "1\tbroken\n\n", "in.conllu")
+    result = run("parse", model_dir, source, tmp_path / "out.conllu")
+    assert result.exit_code == 1
+    assert result.output == f"\u2718 {source}:32: expected 10 tab-separated columns, found 2\n"
+    result = run("evaluate", model_dir, write(tmp_path, NONPROJ), "--no-per-label")
+    assert result.exit_code == 0 and "\r" not in result.output and "parsing" not in result.output
