@@ -57,6 +57,32 @@ def test_factory_errors_name_the_choices():
         nlp.add_pipe("dynoracle_parser", config={"explore_prob": 1.5})
 
 
+@pytest.mark.parametrize("config,message", [
+    ({"beam_width": 0}, "beam_width=0 is invalid; use an integer >= 1 (1 = greedy; >= 2 = beam search)"),
+    ({"degree": 3}, "degree=3 is invalid; transition_system 'arc_hybrid' has no 'degree' option "
+                    "(only attardi); leave it at its default 2"),
+    ({"explore_prob": 1.5}, "explore_prob=1.5 is invalid; use a number in [0, 1]"),
+    ({"explore_prob": -0.1}, "explore_prob=-0.1 is invalid; use a number in [0, 1]"),
+    ({"explore_after_epochs": -1}, "explore_after_epochs=-1 is invalid; use an integer >= 0"),
+    ({"beam_update_prob": 2.0}, "beam_update_prob=2.0 is invalid; use a number in [0, 1]"),
+    ({"max_k": 3}, "max_k=3 is invalid; transition_system 'arc_hybrid' has no 'max_k' option (only lr_spine)"),
+    ({"transition_system": "attardi", "max_k": 1}, "transition_system 'attardi' has no 'max_k' option"),
+    ({"transition_system": "attardi", "degree": 4}, "attardi: degree must be 2 or 3, got 4"),
+    ({"transition_system": "lr_spine", "max_k": 0}, "lr_spine: max_k must be an integer in 1..3, not 0"),
+])
+def test_bad_settings_fail_at_add_pipe_naming_value_and_valid_ones(config, message):
+    with pytest.raises(ValueError) as info:
+        spacy.blank("xx").add_pipe("dynoracle_parser", config=config)
+    assert message in str(info.value)
+
+
+def test_system_keys_at_their_default_are_accepted_by_every_system():
+    for system in spacy_dynoracle.SYSTEMS:  # configs set degree = 2 and max_k = 2 for all
+        spacy.blank("xx").add_pipe("dynoracle_parser", config={"transition_system": system, "degree": 2, "max_k": 2})
+    spacy.blank("xx").add_pipe("dynoracle_parser", config={"transition_system": "attardi", "degree": 3})
+    spacy.blank("xx").add_pipe("dynoracle_parser", config={"transition_system": "lr_spine", "max_k": 3})
+
+
 def test_system_options_reach_the_system_and_survive_save_load(tmp_path):
     nlp = spacy.blank("xx")
     nlp.add_pipe("dynoracle_parser", config={
