@@ -216,6 +216,26 @@ def test_version_mismatch_is_a_clear_error_and_spacy_blank_survives(monkeypatch)
     assert spacy.blank("de") is not None
 
 
+@pytest.mark.parametrize("built,running,ok", [
+    ("3.8.18", "3.8.18", True), ("3.8.18", "3.8.10", True), ("3.8.18", "3.8.15", True),
+    ("3.8.10", "3.8.18", True), ("3.8.18", "3.8.9", False), ("3.8.18", "3.8.19", False),
+    ("3.8.18", "3.9.0", False), ("3.8.18", "3.8.18.dev0", False), ("3.8.5", "3.8.5", True),
+    ("3.8.5", "3.8.6", False),
+])
+def test_spacy_abi_range(built, running, ok):
+    assert spacy_dynoracle.spacy_abi_compatible(built, running) is ok
+
+
+def test_spacy_versions_with_the_same_headers_are_accepted(monkeypatch):
+    from spacy_dynoracle import _build_info
+
+    monkeypatch.setattr(_build_info, "SPACY_VERSION", "3.8.10")  # built against another release in range
+    spacy.blank("en").add_pipe("dynoracle_parser")
+    monkeypatch.setattr(_build_info, "SPACY_VERSION", "3.8.9")
+    with pytest.raises(spacy_dynoracle.SpacyVersionMismatch, match=r"only in spaCy 3\.8\.10 to 3\.8\.18"):
+        spacy.blank("en").add_pipe("dynoracle_parser")
+
+
 def test_entry_point_modules_import_nothing_compiled():
     code = (
         "import sys, spacy\n"
