@@ -27,12 +27,15 @@ class ReplacingBuildExt(build_ext):
     def run(self):
         # Cythonize when building, not when setup.py is imported: an sdist ships the
         # .pyx/.pxd (MANIFEST.in) and no C++ generated against this machine's spaCy headers.
-        self.extensions = self.distribution.ext_modules = cythonize(
+        # (In place: build_ext.finalize_options has annotated these Extension objects.)
+        cythonized = {ext.name: ext for ext in cythonize(
             self.extensions,
             include_path=[str(SRC)],
             compiler_directives={"language_level": "3"},
             nthreads=int(os.environ.get("DYNORACLE_BUILD_JOBS", os.cpu_count() or 1)),
-        )
+        )}
+        for ext in self.extensions:
+            ext.sources = cythonized[ext.name].sources
         super().run()
 
     def copy_file(self, infile, outfile, *args, **kwargs):
