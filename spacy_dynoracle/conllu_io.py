@@ -232,7 +232,7 @@ class _Block:
     end_error: Optional[str]  # None if ended by a proper empty line
 
 
-# File-shape problems that lenient reading repairs (kind -> what the strict error says).
+# File-shape problems that lenient reading repairs, named as ReadStats.repairs counts them.
 # Strict reading raises them in both on_error modes: they are not malformed sentences, and
 # skipping would drop valid ones (every sentence of a CR LF file, a BOM file's first, an
 # unterminated file's last).
