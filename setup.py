@@ -24,6 +24,20 @@ class ReplacingBuildExt(build_ext):
         if not self.parallel:  # one compiler per core: 14 C++ modules take minutes serially
             self.parallel = os.cpu_count() or 1
 
+    def run(self):
+        # Cythonize when building, not when setup.py is imported: an sdist ships the
+        # .pyx/.pxd (MANIFEST.in) and no C++ generated against this machine's spaCy headers.
+        # (In place: build_ext.finalize_options has annotated these Extension objects.)
+        cythonized = {ext.name: ext for ext in cythonize(
+            self.extensions,
+            include_path=[str(SRC)],
+            compiler_directives={"language_level": "3"},
+            nthreads=int(os.environ.get("DYNORACLE_BUILD_JOBS", os.cpu_count() or 1)),
+        )}
+        for ext in self.extensions:
+            ext.sources = cythonized[ext.name].sources
+        super().run()
+
     def copy_file(self, infile, outfile, *args, **kwargs):
         if str(outfile).endswith((".so", ".pyd")) and os.path.exists(outfile):
             os.unlink(outfile)
@@ -53,10 +67,5 @@ extensions = [
 
 setup(
     cmdclass={"build_ext": ReplacingBuildExt},
-    ext_modules=cythonize(
-        extensions,
-        include_path=[str(SRC)],
-        compiler_directives={"language_level": "3"},
-        nthreads=int(os.environ.get("DYNORACLE_BUILD_JOBS", os.cpu_count() or 1)),
-    ),
+    ext_modules=extensions,
 )

@@ -20,8 +20,28 @@ SYSTEMS = {
 }
 
 
+#: spaCy releases whose C headers (all 39 .pxd files) are byte-identical, so extensions
+#: built against one of them run with any other (README, "spaCy versions"; keep in step
+#: with the range in pyproject.toml).
+SPACY_ABI_RANGE = ("3.8.10", "3.8.18")
+
+
 class SpacyVersionMismatch(RuntimeError):
-    """The compiled extensions were built against a different spaCy than the one running."""
+    """The compiled extensions were built against a spaCy whose C headers differ from the
+    running one's."""
+
+
+def _release(version: str):
+    parts = version.split(".")
+    return tuple(int(p) for p in parts) if len(parts) == 3 and all(p.isdigit() for p in parts) else None
+
+
+def spacy_abi_compatible(built: str, running: str) -> bool:
+    """Whether extensions built against spaCy `built` can run with spaCy `running`: the same
+    release, or two releases within SPACY_ABI_RANGE."""
+    low, high = (_release(v) for v in SPACY_ABI_RANGE)
+    return built == running or all(
+        _release(v) is not None and low <= _release(v) <= high for v in (built, running))
 
 
 def check_spacy_version():
@@ -33,12 +53,14 @@ def check_spacy_version():
         raise ImportError(
             "spacy_dynoracle's extensions are not built: run `pip install -e .` in the repo"
         ) from None
-    if spacy.__version__ != SPACY_VERSION:
+    if not spacy_abi_compatible(SPACY_VERSION, spacy.__version__):
+        low, high = SPACY_ABI_RANGE
         raise SpacyVersionMismatch(
             f"spacy-dynoracle was compiled against spaCy {SPACY_VERSION}, but spaCy "
-            f"{spacy.__version__} is installed. The parser's C structures differ between "
-            f"spaCy releases, so the extensions cannot run. Install spacy=={SPACY_VERSION}, "
-            "or rebuild spacy-dynoracle against this spaCy "
+            f"{spacy.__version__} is installed. The extensions compile spaCy's C structures in, "
+            f"which are the same only in spaCy {low} to {high}, so they cannot run. Install a "
+            f"spaCy from {low} to {high} (pip install 'spacy>={low},<={high}'), or rebuild "
+            "spacy-dynoracle against this spaCy "
             "(pip install --no-binary spacy-dynoracle --force-reinstall spacy-dynoracle)."
         )
 

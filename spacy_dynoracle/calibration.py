@@ -119,6 +119,7 @@ def evaluate_with_calibration(
     batch_size: int = 64,
     select: str = "all",
     n_bins: int = 10,
+    lenient: bool = False,
 ) -> Tuple[dict, dict]:
     """(scores, calibration) of a pipeline on the gold words of a CoNLL-U file (or folder).
 
@@ -126,7 +127,7 @@ def evaluate_with_calibration(
     calibration: {"decoded": reliability(...), "argmax": reliability(...)} of the arc
     marginals. The pipeline's dynoracle_parser must have a window model; its arc marginals
     are switched on for the run (and `decode`, "greedy" or "exact", if given), then its
-    settings are restored."""
+    settings are restored. lenient: as in `read_conllu`."""
     from .conllu_io import sentences_to_docs, words_only_copy
     from .corpus import read_sentences
     from .evaluate import evaluate_docs
@@ -139,7 +140,7 @@ def evaluate_with_calibration(
         parser.cfg["arc_marginals"] = True
         if decode is not None:
             parser.cfg["decode"] = decode
-        sentences = read_sentences(path, select=select)
+        sentences = read_sentences(path, select=select, lenient=lenient)
         gold = list(sentences_to_docs(nlp.vocab, sentences, n_sents, keep_source=False))
         pred = list(nlp.pipe((words_only_copy(doc, sent_starts=gold_sents) for doc in gold),
                              batch_size=batch_size))

@@ -12,8 +12,9 @@ from typing import Dict, Iterable, List, NoReturn, Optional, Sequence, Set
 import typer
 from wasabi import msg
 
-from .conllu_io import REPLACEABLE, Sentence, read_conllu, same_file
+from .conllu_io import REPLACEABLE, Sentence, missing_path, read_conllu, same_file
 from .corpus import SELECT_HELP
+from .progress import progress_bar
 
 app = typer.Typer(
     name="spacy-dynoracle",
@@ -24,8 +25,36 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+def _print_version(value: bool) -> None:
+    if not value:
+        return
+    import spacy
+
+    from . import __version__
+
+    try:
+        from ._build_info import SPACY_VERSION
+        built = f" (extensions built against spaCy {SPACY_VERSION})"
+    except ImportError:
+        built = " (extensions not built)"
+    typer.echo(f"spacy-dynoracle {__version__}{built}\nspaCy {spacy.__version__}")
+    raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                 help="Print the versions of spacy-dynoracle and spaCy, and exit"),
+) -> None:
+    pass
+
+
 # Bad input and bad options: ConlluError is a ValueError, a missing file an OSError.
 _DATA_ERRORS = (ValueError, OSError)
+
+# Every command that reads CoNLL-U takes it (conllu_io.read_conllu's `lenient`).
+_LENIENT = typer.Option(False, "--lenient", help="Repair CR LF line ends, a byte-order mark and "
+                        "a missing final empty line (counted, with a warning) instead of stopping")
 
 
 def _fail(error: Exception) -> NoReturn:
@@ -33,6 +62,12 @@ def _fail(error: Exception) -> NoReturn:
     # (the format editors and terminals recognise) over several lines.
     typer.secho(f"\u2718 {error}", fg="red", err=True)
     raise typer.Exit(1)
+
+
+def _require(path: Path) -> None:
+    """Fail on a missing input before loading a pipeline (seconds) for nothing."""
+    if not path.exists():
+        _fail(missing_path(path))
 
 
 def _load(model: str):
@@ -100,14 +135,16 @@ def evaluate_command(
     select: str = typer.Option("all", "--select", help=SELECT_HELP),
     batch_size: int = typer.Option(64, "--batch-size", help="Docs per nlp.pipe batch"),
     per_label: bool = typer.Option(True, "--per-label/--no-per-label", help="Print the per-label table"),
+    lenient: bool = _LENIENT,
 ) -> None:
     """Score MODEL on the gold words of DATA (CoNLL 2018 UAS/LAS/CLAS + non-projective scores)."""
     from .evaluate import evaluate_pipeline
 
+    _require(data)
     nlp = _load(model)
     try:
         result = evaluate_pipeline(nlp, data, gold_sents=gold_sents, n_sents=n_sents,
-                                   batch_size=batch_size, select=select, progress=True)
+                                   batch_size=batch_size, select=select, progress=True, lenient=lenient)
     except _DATA_ERRORS as e:
         _fail(e)
     result["settings"]["model"] = model
@@ -128,15 +165,18 @@ def calibration_command(
     gold_sents: bool = typer.Option(False, "--gold-sents", help="Preset gold sentence boundaries"),
     n_sents: int = typer.Option(10, "--n-sents", help="Gold sentences per Doc fed to the pipeline"),
     select: str = typer.Option("all", "--select", help=SELECT_HELP),
+    lenient: bool = _LENIENT,
 ) -> None:
     """Calibration of the arc marginals of MODEL on DATA: expected calibration error and
     reliability table of the probability of each word's predicted head (docs/tabulation.md)."""
     from .calibration import evaluate_with_calibration, reliability_markdown
 
+    _require(data)
     nlp = _load(model)
     try:
         scores, calibration = evaluate_with_calibration(
-            nlp, data, decode=decode, gold_sents=gold_sents, n_sents=n_sents, select=select, n_bins=bins)
+            nlp, data, decode=decode, gold_sents=gold_sents, n_sents=n_sents, select=select, n_bins=bins,
+            lenient=lenient)
     except _DATA_ERRORS as e:
         _fail(e)
     msg.divider(f"{model} on {data} ({scores['settings']['decode']} decoding)")
@@ -155,33 +195,67 @@ def calibration_command(
 
 # --------------------------------------------------------------------------- parse
 
+# The Token attribute each replaceable column comes from, as components declare it in their
+# factory's `assigns`; attribute_ruler declares nothing, so its patterns' attributes count.
+_COLUMN_ATTRS = {"LEMMA": "token.lemma", "UPOS": "token.pos", "XPOS": "token.tag",
+                 "FEATS": "token.morph", "HEAD": "token.head", "DEPREL": "token.dep"}
+_RULER_ATTRS = {"LEMMA": "token.lemma", "POS": "token.pos", "TAG": "token.tag", "MORPH": "token.morph"}
+
+
+def check_predicted_columns(nlp, columns: Sequence[str]) -> None:
+    """Refuse to replace a column that no component of the pipeline predicts (it would be
+    written as '_')."""
+    assigned: Set[str] = set()
+    for name, pipe in nlp.pipeline:
+        meta = nlp.get_pipe_meta(name)
+        assigned.update(meta.assigns)
+        if meta.factory == "attribute_ruler":
+            assigned.update(_RULER_ATTRS.get(key.upper(), "") for p in pipe.patterns for key in p["attrs"])
+    for column in columns:
+        attr = _COLUMN_ATTRS.get(column)
+        if attr is not None and attr not in assigned:
+            predicted = [c for c, a in _COLUMN_ATTRS.items() if a in assigned]
+            raise ValueError(
+                f"--replace {column}: no component of the pipeline predicts {attr} (its components: "
+                f"{', '.join(nlp.pipe_names) or 'none'}); it can replace {', '.join(predicted) or 'no column'}")
+
 
 @app.command("parse")
 def parse_command(
     model: str = typer.Argument(..., help="Pipeline package name or path"),
     input_path: Path = typer.Argument(..., help="Input .conllu (HEAD/DEPREL may be '_')"),
     output_path: Path = typer.Argument(..., help="Output .conllu"),
-    gold_sents: bool = typer.Option(False, "--gold-sents", help="Preset the input's sentence boundaries"),
+    resegment: bool = typer.Option(
+        False, "--resegment", help="Let the pipeline split the Docs of --n-sents input sentences into "
+        "its own sentences (written renumbered, without comments, where they differ from the input's)"),
+    gold_sents: bool = typer.Option(False, "--gold-sents", hidden=True,
+                                    help="Accepted for compatibility: the input's sentences are the default"),
     n_sents: int = typer.Option(10, "--n-sents", help="Input sentences per Doc fed to the pipeline"),
     batch_size: int = typer.Option(64, "--batch-size", help="Docs per nlp.pipe batch"),
     replace: str = typer.Option("HEAD,DEPREL", "--replace",
                                 help=f"Columns taken from the pipeline, from {','.join(REPLACEABLE)}"),
+    lenient: bool = _LENIENT,
 ) -> None:
-    """Parse the words of a CoNLL-U file; write CoNLL-U with the original other columns."""
-    from tqdm import tqdm
+    """Parse the words of a CoNLL-U file; write CoNLL-U with the original other columns.
 
+    The input's sentences are kept (their boundaries are preset, so every sentence is written
+    with its comments) unless --resegment is given."""
     from .conllu_io import sentences_to_docs, words_only_copy, write_conllu
 
     columns = [c.strip().upper() for c in replace.split(",") if c.strip()]
+    if gold_sents and resegment:
+        _fail(ValueError("--gold-sents (the default: keep the input's sentences) contradicts --resegment"))
+    _require(input_path)
     if same_file(input_path, output_path):
         _fail(ValueError(f"{output_path}: the output is the input file {input_path}; "
                          "write to another path"))
     nlp = _load(model)
     try:
-        sentences = read_conllu(input_path, require_heads=False)
+        check_predicted_columns(nlp, columns)
+        sentences = read_conllu(input_path, require_heads=False, lenient=lenient)
         docs = sentences_to_docs(nlp.vocab, sentences, n_sents)
-        inputs = (words_only_copy(doc, sent_starts=gold_sents, keep_source=True) for doc in docs)
-        parsed = tqdm(nlp.pipe(inputs, batch_size=batch_size), desc="parsing", unit="doc", leave=False)
+        inputs = (words_only_copy(doc, sent_starts=not resegment, keep_source=True) for doc in docs)
+        parsed = progress_bar(nlp.pipe(inputs, batch_size=batch_size), "parsing", "doc")
         n = write_conllu(parsed, output_path, replace=columns)
     except _DATA_ERRORS as e:
         _fail(e)
@@ -203,7 +277,7 @@ def stats_files(paths: Iterable[Path]) -> List[Path]:
         elif path.exists():
             files.append(path)
         else:
-            raise FileNotFoundError(f"{path} does not exist")
+            raise missing_path(path)
     return files
 
 
@@ -233,10 +307,9 @@ def stats_command(
     json_path: Optional[Path] = typer.Option(None, "--json", help="Also write the statistics as JSON here"),
     select: str = typer.Option("all", "--select", help=SELECT_HELP),
     systems: Optional[str] = typer.Option(None, "--systems", help="Comma-separated systems (default: all registered)"),
+    lenient: bool = _LENIENT,
 ) -> None:
     """Sentences, tokens, words, % non-projective sentences/arcs, coverage per transition system."""
-    from tqdm import tqdm
-
     from .corpus import read_sentences
     from .coverage import COVERAGE_CHECKS, treebank_stats
 
@@ -244,9 +317,9 @@ def stats_command(
     results: Dict[str, dict] = {}
     try:
         files = stats_files(paths)
-        for file in tqdm(files, desc="stats", unit="file", leave=False, disable=len(files) < 2):
+        for file in progress_bar(files, "stats", "file", show=len(files) > 1):
             label = f"{file.parent.name}/{file.name}" if len(files) > 1 else str(file)
-            results[label] = treebank_stats(read_sentences(file, select=select), names)
+            results[label] = treebank_stats(read_sentences(file, select=select, lenient=lenient), names)
     except _DATA_ERRORS as e:
         _fail(e)
     header = ["file", "sents", "tokens", "words", "%NP sents", "%NP arcs"]
@@ -324,6 +397,7 @@ def render_command(
         help="With a window-model pipeline: write the probability on arcs below THRESHOLD "
              "and draw alternative heads (docs/tabulation.md)"),
     min_alt: float = typer.Option(0.1, "--min-alt", help="With --uncertain: draw alternative heads this probable"),
+    lenient: bool = _LENIENT,
 ) -> None:
     """Draw chosen sentences with displaCy (crossing arcs included)."""
     from spacy.tokens import Doc
@@ -332,19 +406,20 @@ def render_command(
 
     if out.suffix.lower() not in (".html", ".svg"):
         _fail(ValueError(f"--out must end in .html or .svg, not {out.name!r}"))
-    if source.endswith(".conllu") and not Path(source).is_file():
-        _fail(FileNotFoundError(f"{source} does not exist"))
+    if source.endswith(".conllu"):
+        _require(Path(source))
     gold_only = Path(source).is_file()
     conllu = Path(source) if gold_only else data
     if conllu is None:
         _fail(ValueError("give the .conllu to parse after the pipeline name"))
+    _require(conllu)
     if uncertain is not None and gold_only:
         _fail(ValueError("--uncertain draws a pipeline's arc marginals: give a pipeline and a .conllu"))
     if uncertain is not None and not 0 <= uncertain <= 1:
         _fail(ValueError(f"--uncertain takes a probability in [0, 1], not {uncertain}"))
     try:
         numbers = parse_sentence_numbers(sents) if sents else None
-        sentences = read_conllu(conllu, require_heads=gold_only)  # type: ignore[arg-type]
+        sentences = read_conllu(conllu, require_heads=gold_only, lenient=lenient)  # type: ignore[arg-type]
         chosen = choose_sentences(sentences, numbers, set(sent_id) if sent_id else None, nonproj, limit)
     except _DATA_ERRORS as e:
         _fail(e)

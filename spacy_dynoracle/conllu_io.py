@@ -3,7 +3,9 @@
 The reader is strict on purpose: every malformed input raises a `ConlluError` that names
 the file, the 1-based line and the problem, and nothing is silently dropped or
 normalised. With ``on_error="skip"`` malformed sentences are skipped instead, counted in a
-`ReadStats` and reported in a warning. See ``docs/ud_io.md`` for the rules.
+`ReadStats` and reported in a warning; with ``lenient=True`` CR LF line ends, a byte-order
+mark and a missing final empty line are repaired, counted and reported the same way. See
+``docs/ud_io.md`` for the rules.
 
 Only basic trees are parsed (HEAD/DEPREL over syntactic words). Multiword-token lines
 (``n-m``) and empty nodes (``n.m``) are validated and kept verbatim so that a file can be
@@ -184,20 +186,29 @@ class Sentence:
 
 @dataclass
 class ReadStats:
-    """Counts of a read; with on_error="skip", also the malformed blocks skipped."""
+    """Counts of a read; with on_error="skip", also the malformed blocks skipped; with
+    lenient=True, also the file-shape problems repaired (by kind, see `REPAIRS`)."""
 
     sentences: int = 0
     words: int = 0
     skipped: int = 0
     errors: List[ConlluError] = field(default_factory=list)  # the first few only
+    repaired: int = 0
+    repairs: Dict[str, int] = field(default_factory=dict)  # kind -> count
 
     def record(self, error: ConlluError) -> None:
         self.skipped += 1
         if len(self.errors) < MAX_REPORTED_ERRORS:
             self.errors.append(error)
 
+    def repair(self, kind: str) -> None:
+        self.repaired += 1
+        self.repairs[kind] = self.repairs.get(kind, 0) + 1
+
     def summary(self) -> str:
         text = f"read {self.sentences} sentences ({self.words} words), skipped {self.skipped} malformed"
+        if self.repaired:
+            text += f", repaired {_repairs_text(self.repairs)}"
         if self.errors:
             shown = "\n  ".join(str(e) for e in self.errors)
             more = self.skipped - len(self.errors)
@@ -221,18 +232,63 @@ class _Block:
     end_error: Optional[str]  # None if ended by a proper empty line
 
 
+# File-shape problems that lenient reading repairs, named as ReadStats.repairs counts them.
+# Strict reading raises them in both on_error modes: they are not malformed sentences, and
+# skipping would drop valid ones (every sentence of a CR LF file, a BOM file's first, an
+# unterminated file's last).
+BOM = "byte-order mark"
+CRLF = "CR LF line end"
+NO_FINAL_EMPTY_LINE = "missing final empty line"
+REPAIRS = (BOM, CRLF, NO_FINAL_EMPTY_LINE)
+_LENIENT_HINT = "; read with lenient=True / --lenient to repair"
+
+
+class _Repairable(str):
+    """An error message about a problem lenient reading repairs (see REPAIRS)."""
+
+
+class _RepairableError(ConlluError):
+    """Raised in skip mode too: see REPAIRS."""
+
+
+def _error(path: str, line: int, message: str) -> ConlluError:
+    cls = _RepairableError if isinstance(message, _Repairable) else ConlluError
+    return cls(path, line, message)
+
+
+def _repairs_text(repairs: Dict[str, int]) -> str:
+    return ", ".join(f"{n} {kind}{'s' if n > 1 else ''}" for kind, n in repairs.items())
+
+
 def _line_error(text: str, lineno: int) -> Optional[str]:
     if lineno == 1 and text.startswith("\ufeff"):
-        return "file starts with a UTF-8 byte-order mark (BOM); CoNLL-U files must not have one"
+        return _Repairable("file starts with a UTF-8 byte-order mark (BOM); CoNLL-U files must "
+                           "not have one" + _LENIENT_HINT)
     if "\r" in text:
-        if text.endswith("\r"):
-            return "line ends with CR LF (Windows line ending); CoNLL-U uses LF (\\n) only"
+        if text.endswith("\r") and "\r" not in text[:-1]:
+            return _Repairable("line ends with CR LF (Windows line ending); CoNLL-U uses LF (\\n) "
+                               "only" + _LENIENT_HINT)
         return "carriage return (\\r) inside the line"
     return None
 
 
-def _blocks(lines: Iterable[bytes], path: str) -> Iterator[Union[_Block, ConlluError]]:
-    """Split a file into blocks; stray separator lines come out as errors of their own."""
+def _repaired(text: str, lineno: int, stats: ReadStats) -> str:
+    """Lenient reading: the line without a leading BOM and a CR before its LF."""
+    if lineno == 1 and text.startswith("\ufeff"):
+        text = text[1:]
+        stats.repair(BOM)
+    if text.endswith("\r") and "\r" not in text[:-1]:
+        text = text[:-1]
+        stats.repair(CRLF)
+    return text
+
+
+def _blocks(lines: Iterable[bytes], path: str, lenient: bool = False,
+            stats: Optional[ReadStats] = None) -> Iterator[Union[_Block, ConlluError]]:
+    """Split a file into blocks; stray separator lines come out as errors of their own.
+
+    lenient: repair the REPAIRS (counted in `stats`) instead of reporting them.
+    """
     block: List[Tuple[int, str, Optional[str]]] = []
     lineno = 0
     last_had_newline = True
@@ -242,6 +298,8 @@ def _blocks(lines: Iterable[bytes], path: str) -> Iterator[Union[_Block, ConlluE
         body = raw[:-1] if last_had_newline else raw
         try:
             text = body.decode("utf-8")
+            if lenient:
+                text = _repaired(text, lineno, stats)  # type: ignore[arg-type]
             error = _line_error(text, lineno)
         except UnicodeDecodeError as e:
             text = body.decode("utf-8", errors="replace")
@@ -254,19 +312,25 @@ def _blocks(lines: Iterable[bytes], path: str) -> Iterator[Union[_Block, ConlluE
                 yield ConlluError(path, lineno, "unexpected empty line: sentences are separated "
                                   "by exactly one empty line and the file starts with a sentence")
         elif text.isspace():
-            message = error or "line contains only whitespace; a sentence must end with an empty line"
+            # The line is an error of its own: the sentence it ends is judged on its lines,
+            # so skip mode keeps it when they are valid.
             if block:
-                yield _Block(block, lineno, message)
+                yield _Block(block, lineno, None)
                 block = []
-            else:
-                yield ConlluError(path, lineno, message)
+            yield _error(path, lineno, error or "line contains only whitespace; a sentence must "
+                         "end with an empty line")
         else:
             block.append((lineno, text, error))
     if lineno == 0:
         return
     if block:
-        yield _Block(block, lineno, "file ends without an empty line after the last sentence"
-                     + ("" if last_had_newline else " (and without a final newline)"))
+        if lenient:
+            stats.repair(NO_FINAL_EMPTY_LINE)  # type: ignore[union-attr]
+            yield _Block(block, lineno, None)
+        else:
+            yield _Block(block, lineno, _Repairable(
+                "file ends without an empty line after the last sentence"
+                + ("" if last_had_newline else " (and without a final newline)") + _LENIENT_HINT))
 
 
 def _column_error(cols: List[str], text: str) -> Optional[str]:
@@ -297,7 +361,7 @@ class _SentenceParser:
         self.allow_multiple_roots = allow_multiple_roots
 
     def error(self, line: int, message: str) -> ConlluError:
-        return ConlluError(self.path, line, message)
+        return _error(self.path, line, message)
 
     def parse(self, block: _Block) -> Sentence:
         comments: List[str] = []
@@ -448,6 +512,7 @@ def read_conllu(
     stats: Optional[ReadStats] = None,
     require_heads: bool = True,
     allow_multiple_roots: bool = False,
+    lenient: bool = False,
 ) -> Iterator[Sentence]:
     """Yield the sentences of a CoNLL-U file, validating everything on the way.
 
@@ -456,11 +521,15 @@ def read_conllu(
         empty line counts once), records them in `stats` and warns once per file. A file
         with no valid sentence at all (empty, comment-only, everything malformed) raises
         in both modes.
-    stats: a `ReadStats` to fill (sentences, words, skipped, first errors).
+    stats: a `ReadStats` to fill (sentences, words, skipped, first errors, repairs).
     require_heads: if False, sentences whose HEAD and DEPREL are '_' on every word are
         accepted as unparsed (`Word.head is None`), e.g. input for `parse`.
     allow_multiple_roots: accept several words with HEAD 0 in a sentence (not UD).
-    A missing file raises FileNotFoundError.
+    lenient: repair CR LF line ends, a leading byte-order mark and a missing final empty
+        line (`REPAIRS`), count them in `stats` and warn once per file. Without it each
+        of them raises a `ConlluError` naming file and line, in both on_error modes: they
+        are never a reason to skip a sentence.
+    A missing file raises FileNotFoundError ("PATH does not exist").
     """
     if on_error not in ("raise", "skip"):
         raise ValueError(f"on_error must be 'raise' or 'skip', not {on_error!r}")
@@ -469,9 +538,14 @@ def read_conllu(
     parser = _SentenceParser(path_str, require_heads, allow_multiple_roots)
     yielded = 0
     skipped_before = stats.skipped
+    repairs_before = dict(stats.repairs)
     first_error: Optional[ConlluError] = None
-    with open(path, "rb") as f:
-        for item in _blocks(f, path_str):
+    try:
+        f = open(path, "rb")
+    except FileNotFoundError:
+        raise missing_path(path) from None
+    with f:
+        for item in _blocks(f, path_str, lenient, stats):
             if isinstance(item, ConlluError):
                 error = item
             else:
@@ -485,11 +559,15 @@ def read_conllu(
                     yielded += 1
                     yield sentence
                     continue
-            if on_error == "raise":
+            if on_error == "raise" or isinstance(error, _RepairableError):
                 raise error
             first_error = first_error or error
             stats.record(error)
     skipped = stats.skipped - skipped_before
+    repairs = {kind: n - repairs_before.get(kind, 0) for kind, n in stats.repairs.items()
+               if n > repairs_before.get(kind, 0)}
+    if repairs:
+        warnings.warn(f"{path_str}: repaired {_repairs_text(repairs)} (lenient reading)", stacklevel=2)
     if yielded == 0:
         if first_error is None:
             raise ConlluError(path_str, 1, "empty file: no sentences")
@@ -575,6 +653,11 @@ class _open_for_writing:
             os.replace(self.file.name, self.target)
         else:
             os.unlink(self.file.name)
+
+
+def missing_path(path: Union[str, Path]) -> FileNotFoundError:
+    """The error for a file or directory that does not exist (one wording everywhere)."""
+    return FileNotFoundError(f"{path} does not exist")
 
 
 def same_file(a: Union[str, Path], b: Union[str, Path]) -> bool:

@@ -18,7 +18,7 @@ from spacy.language import Language
 from spacy.training import Example
 from spacy.util import registry
 
-from .conllu_io import ReadStats, Sentence, read_conllu, sentences_to_docs, words_only_copy
+from .conllu_io import ReadStats, Sentence, missing_path, read_conllu, sentences_to_docs, words_only_copy
 
 SELECT_HELP = "'all', 'head:F' (first fraction F of the sentences) or 'tail:F' (last fraction F)"
 
@@ -34,7 +34,7 @@ def conllu_paths(path: Union[str, Path, None]) -> List[Path]:
             raise FileNotFoundError(f"no *.conllu files in directory {path}")
         return files
     if not path.exists():
-        raise FileNotFoundError(f"CoNLL-U path {path} does not exist")
+        raise missing_path(path)
     return [path]
 
 
@@ -77,18 +77,20 @@ def read_sentences(
     on_error: str = "raise",
     stats: Optional[ReadStats] = None,
     require_heads: bool = True,
+    lenient: bool = False,
 ) -> Iterator[Sentence]:
     """Sentences of a CoNLL-U file or directory (files in sorted order), optionally a part.
 
     With a head/tail selection the files are read twice (count, then yield) instead of
-    being held in memory.
+    being held in memory. on_error, stats, require_heads, lenient: as in `read_conllu`.
     """
     files = conllu_paths(path)
     parse_select(select)
 
     def all_sentences(count_into: Optional[ReadStats]) -> Iterator[Sentence]:
         for file in files:
-            yield from read_conllu(file, on_error=on_error, stats=count_into, require_heads=require_heads)
+            yield from read_conllu(file, on_error=on_error, stats=count_into, require_heads=require_heads,
+                                   lenient=lenient)
 
     if select == "all":
         yield from all_sentences(stats)
@@ -109,6 +111,7 @@ def create_conllu_reader(
     limit: int = 0,
     on_error: str = "raise",
     select: str = "all",
+    lenient: bool = False,
 ) -> Callable[[Language], Iterator[Example]]:
     """Training/evaluation examples from CoNLL-U, for ``[corpora]`` in a spaCy config.
 
@@ -119,6 +122,8 @@ def create_conllu_reader(
         "skip" skips malformed sentences and warns with their count and first errors.
     select: "all", "head:F" or "tail:F", e.g. "head:0.9" for training and "tail:0.1" as
         dev on a treebank without a dev split (Latin-Perseus); the two never overlap.
+    lenient: repair CR LF line ends, a byte-order mark and a missing final empty line
+        (counted and warned about once per file) instead of raising.
     Each Example's predicted Doc has the gold words and spaces and nothing else; the
     reference Doc carries the gold tree, UD labels, POS, morphology and lemmas. The files
     are read again on every call (each epoch), so nothing is held in memory.
@@ -131,7 +136,8 @@ def create_conllu_reader(
         raise ValueError(f"need n_sents >= 1 and limit >= 0 (got n_sents={n_sents}, limit={limit})")
 
     def read_examples(nlp: Language) -> Iterator[Example]:
-        sentences = read_sentences(path, select=select, on_error=on_error)  # type: ignore[arg-type]
+        sentences = read_sentences(path, select=select, on_error=on_error,  # type: ignore[arg-type]
+                                   lenient=lenient)
         for i, doc in enumerate(sentences_to_docs(nlp.vocab, sentences, n_sents, keep_source=False)):
             if limit and i >= limit:
                 break

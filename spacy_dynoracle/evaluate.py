@@ -209,26 +209,26 @@ def evaluate_pipeline(
     select: str = "all",
     on_error: str = "raise",
     progress: bool = False,
+    lenient: bool = False,
 ) -> dict:
     """Run a pipeline on the gold words of a CoNLL-U file (or directory) and score it.
 
     The pipeline sees Docs of `n_sents` gold sentences with words and spaces only; with
     gold_sents the gold sentence boundaries are preset too (the parser must respect them),
     otherwise the parser segments and the "Sentences" score measures it. Works the same
-    for any pipeline with a parser (spaCy's `parser` or `dynoracle_parser`).
+    for any pipeline with a parser (spaCy's `parser` or `dynoracle_parser`). on_error and
+    lenient: as in `read_conllu`.
     """
     from .conllu_io import sentences_to_docs, words_only_copy
     from .corpus import read_sentences
+    from .progress import progress_bar
 
-    sentences = read_sentences(path, select=select, on_error=on_error)
+    sentences = read_sentences(path, select=select, on_error=on_error, lenient=lenient)
     gold_docs = sentences_to_docs(nlp.vocab, sentences, n_sents, keep_source=False)
     gold_for_scoring, gold_for_input = itertools.tee(gold_docs)
     inputs = (words_only_copy(doc, sent_starts=gold_sents) for doc in gold_for_input)
     pred_docs = nlp.pipe(inputs, batch_size=batch_size)
-    if progress:
-        from tqdm import tqdm
-
-        pred_docs = tqdm(pred_docs, desc="parsing", unit="doc", leave=False)
+    pred_docs = progress_bar(pred_docs, "parsing", "doc", show=progress)
     result = evaluate_docs(gold_for_scoring, pred_docs)
     result["settings"] = {"data": str(path), "gold_sents": gold_sents, "n_sents": n_sents, "select": select}
     return result

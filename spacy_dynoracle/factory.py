@@ -15,6 +15,11 @@ from . import spine_model  # noqa: F401  registers spacy_dynoracle.SpineParserMo
 from . import exact_decoding  # noqa: F401  registers WindowParserModel.v1 + Doc/Token extensions
 
 
+# Component config keys that are options of some systems only (their class attribute
+# `options`); other systems accept them at this default, for configs that set them for all.
+SYSTEM_KEYS = {"degree": 2, "max_k": 2}
+
+
 @Language.factory(
     "dynoracle_parser",
     assigns=["token.dep", "token.head", "token.is_sent_start", "doc.sents"],
@@ -25,8 +30,7 @@ from . import exact_decoding  # noqa: F401  registers WindowParserModel.v1 + Doc
         "explore_after_epochs": None,
         "explore_prob": None,
         "projectivize": None,
-        "degree": 2,
-        "max_k": 2,
+        **SYSTEM_KEYS,
         "system_options": {},
         "update_with_oracle_cut_size": 100,
         "min_action_freq": 30,
@@ -86,9 +90,10 @@ def make_dynoracle_parser(
         deprojectivize the output. None = the system's default: True for projective
         systems unless the oracle takes non-projective gold as it is (arc_hybrid and
         arc_eager "dynamic" / "goldberg-nivre"), False for non-projective systems.
-    degree (int): options of systems that have one (attardi); ignored by the others.
-    max_k (int): lr_spine's cap on spine depth (LEFT_k/RIGHT_k for k <= max_k); ignored by
-        the other systems.
+    degree (int): options of systems that have one (attardi: 2 or 3); the other systems
+        accept only the default 2.
+    max_k (int): lr_spine's cap on spine depth (LEFT_k/RIGHT_k for k <= max_k, 1..3); the
+        other systems accept only the default 2.
     system_options (Dict[str, Any]): the system's other options (its class attribute
         `options`, documented in docs/systems/<system>.md), e.g. attardi's `uncovered` or
         swap's `exact_live`, and `eager_root` / `close_sentences` of every system
@@ -114,11 +119,12 @@ def make_dynoracle_parser(
         explore_after_epochs = default_k
     if explore_prob is None:
         explore_prob = default_p
-    if explore_after_epochs < 0 or not 0.0 <= explore_prob <= 1.0:
-        raise ValueError("explore_after_epochs must be >= 0 and explore_prob in [0, 1]")
+    check_settings(transition_system, cls, explore_after_epochs=explore_after_epochs,
+                   explore_prob=explore_prob, beam_width=beam_width, beam_density=beam_density,
+                   beam_update_prob=beam_update_prob, degree=degree, max_k=max_k)
     options = {key: value for key, value in {"degree": degree, "max_k": max_k}.items()
                if key in cls.options}
-    for key in ("degree", "max_k"):
+    for key in SYSTEM_KEYS:
         if key in (system_options or {}):
             raise ValueError(f"set {key!r} as the component's own config key, not in system_options")
     options.update(system_options or {})
@@ -148,6 +154,32 @@ def make_dynoracle_parser(
         arc_marginals=bool(arc_marginals),
     )
     return parser
+
+
+def check_settings(transition_system: str, cls, *, explore_after_epochs: int, explore_prob: float,
+                   beam_width: int, beam_density: float, beam_update_prob: float, **system_keys) -> None:
+    """Refuse bad settings when the component is created, naming the value and the valid
+    ones (the system checks the values of its own options, e.g. attardi's degree)."""
+    def fail(name, value, valid):
+        raise ValueError(f"dynoracle_parser: {name}={value!r} is invalid; {valid}")
+
+    if isinstance(explore_after_epochs, bool) or not isinstance(explore_after_epochs, int) \
+            or explore_after_epochs < 0:
+        fail("explore_after_epochs", explore_after_epochs, "use an integer >= 0 (or null: the system's default)")
+    for name, value in (("explore_prob", explore_prob), ("beam_density", beam_density),
+                        ("beam_update_prob", beam_update_prob)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+            fail(name, value, "use a number in [0, 1]" + (" (or null: the system's default)"
+                                                          if name == "explore_prob" else ""))
+    if isinstance(beam_width, bool) or not isinstance(beam_width, int) or beam_width < 1:
+        fail("beam_width", beam_width, "use an integer >= 1 (1 = greedy; >= 2 = beam search)")
+    for key, value in system_keys.items():
+        if key not in cls.options and value != SYSTEM_KEYS[key]:
+            from . import SYSTEMS, get_system_class
+
+            having = [name for name in SYSTEMS if key in get_system_class(name).options]
+            fail(key, value, f"transition_system {transition_system!r} has no {key!r} option (only "
+                 f"{', '.join(having)}); leave it at its default {SYSTEM_KEYS[key]} or remove it")
 
 
 @registry.callbacks("spacy_dynoracle.set_epoch.v1")

@@ -213,3 +213,87 @@ def test_parse_output_gets_the_mode_of_a_plain_write(tmp_path, model_dir):
     existing.chmod(0o640)
     assert run("parse", model_dir, source, existing).exit_code == 0
     assert existing.stat().st_mode & 0o777 == 0o640
+
+
+def test_parse_and_evaluate_lenient(tmp_path, model_dir):
+    crlf = write(tmp_path, unparsed(NONPROJ).replace("\n", "\r\n"), "crlf.conllu")  # 31 lines
+    out = tmp_path / "out.conllu"
+    result = run("parse", model_dir, crlf, out)
+    assert result.exit_code == 1 and f"{crlf}:1: " in result.output and "--lenient" in result.output
+    with pytest.warns(UserWarning, match="repaired 31 CR LF line ends"):
+        result = run("parse", model_dir, crlf, out, "--lenient")
+    assert result.exit_code == 0, result.output
+    assert sum(len(s.words) for s in read_conllu(out)) == 22  # every word, written with LF
+    gold = write(tmp_path, "\ufeff" + NONPROJ[:-1], "bom.conllu")
+    assert run("evaluate", model_dir, gold).exit_code == 1
+    with pytest.warns(UserWarning, match="repaired 1 byte-order mark, 1 missing final empty line"):
+        result = run("evaluate", model_dir, gold, "--lenient", "--no-per-label")
+    assert result.exit_code == 0 and "22 words, 3 sentences" in result.stdout
+
+
+def test_parse_keeps_the_input_sentences_by_default(tmp_path, model_dir):
+    text = unparsed(MWT_AND_EMPTY + NONPROJ + random_treebank(13, 12))
+    source = write(tmp_path, text, "in.conllu")
+    before = list(read_conllu(source, require_heads=False))
+    assert all(s.sent_id for s in before) and sum(s.text is not None for s in before) == 5
+    out = tmp_path / "out.conllu"
+    for extra in ((), ("--gold-sents",)):  # the old option is a no-op alias
+        result = run("parse", model_dir, source, out, *extra)
+        assert result.exit_code == 0, result.output
+        after = list(read_conllu(out))
+        assert [(s.comments, [w.form for w in s.words]) for s in after] == \
+            [(s.comments, [w.form for w in s.words]) for s in before]
+        assert f"Wrote {len(before)} sentences" in result.output
+    result = run("parse", model_dir, source, out, "--resegment")
+    assert result.exit_code == 0, result.output
+    assert [w.form for s in read_conllu(out) for w in s.words] == [w.form for s in before for w in s.words]
+    result = run("parse", model_dir, source, out, "--resegment", "--gold-sents")
+    assert result.exit_code == 1 and "contradicts --resegment" in result.output
+
+
+def test_parse_refuses_columns_the_pipeline_does_not_predict(tmp_path, model_dir):
+    source = write(tmp_path, unparsed(NONPROJ), "in.conllu")
+    out = tmp_path / "out.conllu"
+    components = ", ".join(spacy.load(model_dir).pipe_names)
+    for column, attr in (("UPOS", "token.pos"), ("LEMMA", "token.lemma"), ("FEATS", "token.morph")):
+        result = run("parse", model_dir, source, out, "--replace", f"HEAD,DEPREL,{column}")
+        assert result.exit_code == 1
+        assert (f"--replace {column}: no component of the pipeline predicts {attr} "
+                f"(its components: {components}); it can replace HEAD, DEPREL") in result.output
+        assert not out.exists()
+    # an attribute_ruler that sets POS makes UPOS replaceable
+    nlp = spacy.load(model_dir)
+    nlp.add_pipe("attribute_ruler").add([[{"ORTH": "issue"}]], {"POS": "NOUN"})
+    nlp.to_disk(tmp_path / "ruled")
+    result = run("parse", tmp_path / "ruled", source, out, "--replace", "HEAD,DEPREL,UPOS")
+    assert result.exit_code == 0, result.output
+
+
+def test_version_option():
+    import spacy_dynoracle
+
+    result = run("--version")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith(f"spacy-dynoracle {spacy_dynoracle.__version__} ")
+    assert lines[1] == f"spaCy {spacy.__version__}"
+
+
+def test_one_wording_for_a_missing_file_in_every_command(tmp_path, model_dir):
+    gone = tmp_path / "gone.conllu"
+    out = tmp_path / "out"
+    for args in (("evaluate", model_dir, gone), ("calibration", model_dir, gone),
+                 ("parse", model_dir, gone, out), ("stats", gone), ("render", gone, "--out", out.with_suffix(".html")),
+                 ("render", model_dir, gone, "--out", out.with_suffix(".html"))):
+        result = run(*args)
+        assert result.exit_code == 1
+        assert result.output == f"\u2718 {gone} does not exist\n", args
+
+
+def test_no_progress_bar_when_stderr_is_not_a_terminal(tmp_path, model_dir):
+    source = write(tmp_path, unparsed(NONPROJ) + "1\tbroken\n\n", "in.conllu")
+    result = run("parse", model_dir, source, tmp_path / "out.conllu")
+    assert result.exit_code == 1
+    assert result.output == f"\u2718 {source}:32: expected 10 tab-separated columns, found 2\n"
+    result = run("evaluate", model_dir, write(tmp_path, NONPROJ), "--no-per-label")
+    assert result.exit_code == 0 and "\r" not in result.output and "parsing" not in result.output

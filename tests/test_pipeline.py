@@ -57,6 +57,32 @@ def test_factory_errors_name_the_choices():
         nlp.add_pipe("dynoracle_parser", config={"explore_prob": 1.5})
 
 
+@pytest.mark.parametrize("config,message", [
+    ({"beam_width": 0}, "beam_width=0 is invalid; use an integer >= 1 (1 = greedy; >= 2 = beam search)"),
+    ({"degree": 3}, "degree=3 is invalid; transition_system 'arc_hybrid' has no 'degree' option "
+                    "(only attardi); leave it at its default 2"),
+    ({"explore_prob": 1.5}, "explore_prob=1.5 is invalid; use a number in [0, 1]"),
+    ({"explore_prob": -0.1}, "explore_prob=-0.1 is invalid; use a number in [0, 1]"),
+    ({"explore_after_epochs": -1}, "explore_after_epochs=-1 is invalid; use an integer >= 0"),
+    ({"beam_update_prob": 2.0}, "beam_update_prob=2.0 is invalid; use a number in [0, 1]"),
+    ({"max_k": 3}, "max_k=3 is invalid; transition_system 'arc_hybrid' has no 'max_k' option (only lr_spine)"),
+    ({"transition_system": "attardi", "max_k": 1}, "transition_system 'attardi' has no 'max_k' option"),
+    ({"transition_system": "attardi", "degree": 4}, "attardi: degree must be 2 or 3, got 4"),
+    ({"transition_system": "lr_spine", "max_k": 0}, "lr_spine: max_k must be an integer in 1..3, not 0"),
+])
+def test_bad_settings_fail_at_add_pipe_naming_value_and_valid_ones(config, message):
+    with pytest.raises(ValueError) as info:
+        spacy.blank("xx").add_pipe("dynoracle_parser", config=config)
+    assert message in str(info.value)
+
+
+def test_system_keys_at_their_default_are_accepted_by_every_system():
+    for system in spacy_dynoracle.SYSTEMS:  # configs set degree = 2 and max_k = 2 for all
+        spacy.blank("xx").add_pipe("dynoracle_parser", config={"transition_system": system, "degree": 2, "max_k": 2})
+    spacy.blank("xx").add_pipe("dynoracle_parser", config={"transition_system": "attardi", "degree": 3})
+    spacy.blank("xx").add_pipe("dynoracle_parser", config={"transition_system": "lr_spine", "max_k": 3})
+
+
 def test_system_options_reach_the_system_and_survive_save_load(tmp_path):
     nlp = spacy.blank("xx")
     nlp.add_pipe("dynoracle_parser", config={
@@ -188,6 +214,26 @@ def test_version_mismatch_is_a_clear_error_and_spacy_blank_survives(monkeypatch)
     with pytest.raises(spacy_dynoracle.SpacyVersionMismatch, match="3.0.0"):
         nlp.add_pipe("dynoracle_parser")
     assert spacy.blank("de") is not None
+
+
+@pytest.mark.parametrize("built,running,ok", [
+    ("3.8.18", "3.8.18", True), ("3.8.18", "3.8.10", True), ("3.8.18", "3.8.15", True),
+    ("3.8.10", "3.8.18", True), ("3.8.18", "3.8.9", False), ("3.8.18", "3.8.19", False),
+    ("3.8.18", "3.9.0", False), ("3.8.18", "3.8.18.dev0", False), ("3.8.5", "3.8.5", True),
+    ("3.8.5", "3.8.6", False),
+])
+def test_spacy_abi_range(built, running, ok):
+    assert spacy_dynoracle.spacy_abi_compatible(built, running) is ok
+
+
+def test_spacy_versions_with_the_same_headers_are_accepted(monkeypatch):
+    from spacy_dynoracle import _build_info
+
+    monkeypatch.setattr(_build_info, "SPACY_VERSION", "3.8.10")  # built against another release in range
+    spacy.blank("en").add_pipe("dynoracle_parser")
+    monkeypatch.setattr(_build_info, "SPACY_VERSION", "3.8.9")
+    with pytest.raises(spacy_dynoracle.SpacyVersionMismatch, match=r"only in spaCy 3\.8\.10 to 3\.8\.18"):
+        spacy.blank("en").add_pipe("dynoracle_parser")
 
 
 def test_entry_point_modules_import_nothing_compiled():

@@ -1,0 +1,112 @@
+"""Packaging: the declared runtime dependencies are the third-party modules the package
+imports, and the sdist carries the Cython sources (.pyx/.pxd) and py.typed (issue 20)."""
+import ast
+import os
+import re
+import subprocess
+import sys
+import tarfile
+import tomllib
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).parents[1]
+# Cython's own namespaces (cimported from the compiler, not installed packages)
+CYTHON_BUILTINS = {"cython", "libc", "libcpp", "posix", "cpython"}
+
+
+def requirement_names(requirements):
+    return {re.split(r"[\s<>=!~;\[]", r, maxsplit=1)[0].lower().replace("_", "-") for r in requirements}
+
+
+def third_party_modules():
+    found = set()
+    for path in (REPO / "spacy_dynoracle").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found.add(node.module.split(".")[0])
+    for path in (REPO / "cython_src").rglob("*.p[yx]*"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            match = re.match(r"\s*(?:from\s+([\w.]+)\s+c?import|c?import\s+([\w.]+))", line)
+            if match and not (match.group(1) or match.group(2)).startswith("."):  # not relative
+                found.add((match.group(1) or match.group(2)).split(".")[0])
+    return {m for m in found if m not in sys.stdlib_module_names and m not in CYTHON_BUILTINS
+            and m != "spacy_dynoracle"}
+
+
+def test_runtime_imports_are_declared_and_test_only_packages_are_not():
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    declared = requirement_names(project["dependencies"])
+    modules = third_party_modules()
+    assert {"spacy", "numpy", "typer", "wasabi", "tqdm"} <= modules  # the scan works
+    assert modules - declared == set()
+    assert "conllu" not in modules and "conllu" not in declared
+    assert "conllu" in requirement_names(project["optional-dependencies"]["test"])
+
+
+# --------------------------------------------------------------------------- slow: builds
+
+
+def source_copy(tmp_path) -> Path:
+    """The working tree's files (tracked and untracked, not ignored) copied to tmp_path, so
+    that building writes nothing (egg-info, _build_info.py) into the repository."""
+    try:
+        listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                                cwd=REPO, capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("needs the git checkout of the repository")
+    copy = tmp_path / "src"
+    for name in filter(None, listed.decode().split("\0")):
+        if (REPO / name).is_file():
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            (copy / name).write_bytes((REPO / name).read_bytes())
+    return copy
+
+
+def build_sdist(tmp_path) -> Path:
+    copy = source_copy(tmp_path)
+    subprocess.run([sys.executable, "setup.py", "-q", "sdist", "--dist-dir", str(tmp_path / "dist")],
+                   cwd=copy, check=True, capture_output=True, timeout=900)
+    (sdist,) = (tmp_path / "dist").glob("*.tar.gz")
+    return sdist
+
+
+@pytest.mark.slow
+def test_sdist_carries_the_cython_sources_and_py_typed(tmp_path):
+    sdist = build_sdist(tmp_path)
+    with tarfile.open(sdist) as tar:
+        names = {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
+    sources = {str(p.relative_to(REPO)) for p in (REPO / "cython_src").rglob("*") if p.suffix in (".pyx", ".pxd")}
+    assert "cython_src/spacy_dynoracle/system_base.pxd" in sources
+    assert sources - names == set()
+    assert {"spacy_dynoracle/py.typed", "setup.py", "pyproject.toml", "MANIFEST.in"} <= names
+    assert not [n for n in names if n.endswith((".so", ".cpp")) or n.endswith("_build_info.py")]
+
+
+@pytest.mark.slow
+def test_wheel_from_the_sdist_installs_and_runs_in_a_fresh_venv(tmp_path):
+    """Compiles every extension from the sdist (many minutes on two cores), installs the wheel
+    into a new venv that sees the system's spaCy, and uses it from outside the repository."""
+    sdist = build_sdist(tmp_path)
+    wheels = tmp_path / "wheels"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                    "-w", str(wheels), str(sdist)], check=True, capture_output=True, timeout=7200)
+    (wheel,) = wheels.glob("*.whl")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=600)
+    python = venv / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "--no-index", str(wheel)],
+                   check=True, capture_output=True, timeout=600)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    check = ("import spacy, spacy_dynoracle as d; assert d.__file__.startswith(%r), d.__file__; "
+             "d.check_spacy_version(); nlp = spacy.blank('xx'); "
+             "nlp.add_pipe('dynoracle_parser', config={'transition_system': 'attardi'}); print('ok')" % str(venv))
+    out = subprocess.run([str(python), "-c", check], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+    version = subprocess.run([str(venv / "bin" / "spacy-dynoracle"), "--version"], cwd=tmp_path, env=env,
+                             capture_output=True, text=True, timeout=600)
+    assert version.returncode == 0 and version.stdout.startswith("spacy-dynoracle 0.1.0"), version.stderr
