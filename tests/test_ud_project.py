@@ -361,7 +361,7 @@ def test_patience_replayed_on_a_full_learning_curve():
     assert report.stopped_at(log, 400) == (0.65, 600, 700)   # in time; the log ends first
     runs = [{"log": log, "info": {"treebank": "UD_A", "run": "r", "seed": 0, "settings": {"patience": 0}},
              "log_summary": report.log_summary(log)}]
-    assert runs[0]["log_summary"] == {"best_epoch": 6, "best_step": 600, "epochs": 7, "steps": 700}
+    assert runs[0]["log_summary"] == {"best_epoch": 7, "best_step": 600, "epochs": 8, "steps": 700}
     text = "\n".join(report.stopping_rule(runs, patiences=(300, 400)))
     assert "| 300 | 1 of 1 | 5.00 | 29% |" in text and "| 400 | 0 of 1 | 0.00 | 0% |" in text
     runs[0]["info"]["settings"]["patience"] = 300      # stopped by patience: no full curve

@@ -77,13 +77,14 @@ def load_runs(output: Path):
 
 
 def log_summary(log):
-    """The epoch of the best dev score (model-best) and the epochs trained, from the log."""
+    """The epoch of the best dev score (model-best) and the epochs trained, from the log,
+    counted from 1 (spaCy's log counts epochs from 0)."""
     scored = [rec for rec in log if rec.get("score") is not None]
     if not scored:
         return {}
     best = max(scored, key=lambda rec: rec["score"])   # the first of equal scores, as spaCy
-    return {"best_epoch": best.get("epoch"), "best_step": best.get("step"),
-            "epochs": scored[-1].get("epoch"), "steps": scored[-1].get("step")}
+    return {"best_epoch": best.get("epoch", -1) + 1, "best_step": best.get("step"),
+            "epochs": scored[-1].get("epoch", -1) + 1, "steps": scored[-1].get("step")}
 
 
 def value(run, split, path):
