@@ -341,7 +341,7 @@ cdef class AttardiOracle:
 
     def __init__(self, int D=2, bint root_ra1=True, bint prune=True, bint exact=True,
                  int uncovered_mode=1, long budget=200000, int max_m=400,
-                 double max_ms=30.0, bint use_bounds=True, int max_excess=1000000):
+                 double max_ms=0.0, bint use_bounds=True, int max_excess=1000000):
         if not 1 <= D <= ORC_MAX_D:
             raise ValueError(f"degree must be between 1 and {ORC_MAX_D}, got {D}")
         self.D = D
