@@ -36,6 +36,8 @@ def main():
                     help="system option KEY=VALUE for the systems that have it (e.g. degree=3), repeatable")
     ap.add_argument("--batches", type=int, default=20, help="batches of --batch-docs Docs (10 sentences each)")
     ap.add_argument("--batch-docs", type=int, default=2)
+    ap.add_argument("--min-sent-len", type=int, default=0,
+                    help="only the Docs holding a sentence of at least this many words")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
                     help="process CPU time (robust on a shared machine; default) or wall-clock time")
@@ -64,7 +66,7 @@ def main():
             pipes[(name, oracle)] = nlp
     batches = {}   # the same Docs for every pipeline, in each pipeline's own vocab
     for key, nlp in pipes.items():
-        egs = load_examples(train, limit=n_docs, vocab=nlp.vocab)
+        egs = load_examples(train, limit=n_docs, vocab=nlp.vocab, min_sent_len=args.min_sent_len)
         batches[key] = [egs[i:i + args.batch_docs] for i in range(0, len(egs), args.batch_docs)]
     n_words = sum(len(eg.reference) for b in next(iter(batches.values())) for eg in b)
     n_updates = len(next(iter(batches.values())))
