@@ -81,7 +81,7 @@ def test_arc_standard_cut_at_sentences_equals_whole_doc_dp(seed, n_docs):
         heads = random_doc_heads(rng)
         n = len(heads)
         cut = mod.ArcStandardOracle(heads)
-        whole = mod.ArcStandardOracle(heads, force_general=True, split=False)
+        whole = mod.ArcStandardOracle(heads, force_general=True, split=False, contract=False)
         assert len(whole.blocks) == 1
         for _ in range(10):
             b = rng.randint(1, n + 1)
@@ -96,6 +96,36 @@ def test_arc_standard_cut_at_sentences_equals_whole_doc_dp(seed, n_docs):
     print(f"{states} configurations; by flags cut 4 / mixed 8 / next 16: {sorted(paths.items())}")
     assert states > 8 * n_docs
     assert all(any(p & f for p in paths) for f in (4, 8, 16))   # cut, mixed, next
+
+
+@pytest.mark.parametrize("seed,n_docs", [(0, 150), pytest.param(1, 2000, marks=pytest.mark.slow)])
+def test_arc_standard_buffer_fragments_equal_word_dp(seed, n_docs):
+    """The §3.6 DP over buffer nodes (largest complete projective gold subtrees in the
+    buffer contracted to their roots, "Buffer fragments" in arc_standard_oracle.pyx)
+    gives the same F and costs as the DP over buffer words, on Docs of 1-3 sentences of
+    up to 25 words (beyond the brute force's n <= 7), projective or not, half of them
+    with unknown heads, in random configurations; and it visits fewer DP cells."""
+    mod = load_compiled("arc_standard_oracle")
+    rng = random.Random(seed)
+    states, cells_nodes, cells_words = 0, 0, 0
+    for _ in range(n_docs):
+        heads = random_doc_heads(rng, max_sents=3, max_len=25)
+        n = len(heads)
+        nodes = mod.ArcStandardOracle(heads, force_general=True)
+        words = mod.ArcStandardOracle(heads, force_general=True, contract=False)
+        for _ in range(10):
+            b = rng.randint(1, n + 1)
+            stack = [0] + [x for x in range(1, b) if rng.random() < rng.choice([0.2, 0.5, 0.9])]
+            if len(stack) == 1 and b > n:
+                continue
+            assert nodes.future(stack, b) == words.future(stack, b), (heads, stack, b)
+            assert nodes.costs(stack, b) == words.costs(stack, b), (heads, stack, b)
+            cells_nodes += nodes.last_cells
+            cells_words += words.last_cells
+            states += 1
+    print(f"{states} configurations, DP cells {cells_nodes} over nodes, {cells_words} over words")
+    assert states > 8 * n_docs
+    assert cells_nodes < cells_words
 
 
 def test_arc_standard_blocks():

@@ -151,6 +151,9 @@ cdef class ArcStandard(DynOracleSystem):
     cdef int _last_path             # AS_PATH_* flags of the last move_costs
     cdef long _path_counts[6]       # states through the oracle, and per AS_PATH_* flag
     cdef readonly long missing_oracle   # move_costs calls on a gold without oracle data
+    cdef long _cells_total          # DP cells visited by the oracle (a count of its work)
+    cdef long _cells_max            # ... in one state, at most
+    cdef long _last_cells
 
     def __init__(self, strings, labels_by_action=None, min_freq=None, *,
                  projectivize=None, oracle="dynamic", **options):
@@ -244,6 +247,10 @@ cdef class ArcStandard(DynOracleSystem):
         want[2] = d >= 1
         as_costs(o, self._nodes.data(), d + 1, st._b_i + 1, want, val)
         self._last_path = o.last_path
+        self._last_cells = o.cells
+        self._cells_total += o.cells
+        if o.cells > self._cells_max:
+            self._cells_max = o.cells
         self._path_counts[0] += 1
         for i in range(5):
             if o.last_path & (1 << i):
@@ -291,7 +298,15 @@ cdef class ArcStandard(DynOracleSystem):
         names = ("states", "paper", "general", "cut", "mixed", "next")
         out = {name: self._path_counts[i] for i, name in enumerate(names)}
         out["missing_oracle"] = self.missing_oracle
+        out["cells"] = self._cells_total
+        out["max_cells"] = self._cells_max
         return out
+
+    @property
+    def last_oracle_cells(self):
+        """DP cells the last move_costs visited: the oracle's work in that state, a count
+        (tests bound it; it does not depend on the machine)."""
+        return self._last_cells
 
     @property
     def last_oracle_path(self):

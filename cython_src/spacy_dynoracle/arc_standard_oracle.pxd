@@ -41,6 +41,17 @@ cdef struct ASOracleC:
     int* Cl                # best tree over s..t headed by t, at off + (s - a) * L + (t - a)
     int* Cr                # best tree over s..t headed by s
     int last_path          # AS_PATH_* flags of the last as_costs call
+    long cells             # DP cells the last as_costs call visited (its work, a count)
+    # buffer contraction in the §3.6 DP (arc_standard_oracle.pyx, "Buffer fragments"):
+    # frag_end[w] / frag_root[w]: last node and root of the largest gold subtree whose
+    # words are exactly frag_start..frag_end with frag_start = w, projective and complete
+    # (w itself when there is none); contract = 0 keeps every buffer word a node
+    bint contract
+    int* frag_end
+    int* frag_root
+    int* nP                # a §3.6 DP's buffer nodes: first word (offset from b), P[M] = m
+    int* nRt               # the node's root word (offset from b)
+    int* node_of           # offset from b -> node whose root it is, else -1 (reset per call)
     # cost of the arc 0 -> h that ends the top tree (a DP's last left expansion), by the
     # type of h: gold head elsewhere / gold root / unknown. {1, 0, 0} is δ(0 -> h); with a
     # mixed stack it is the best cost of the stack words below the top sentence (as_F_cut)
@@ -68,7 +79,7 @@ cdef struct ASOracleC:
 
 
 cdef int as_build(ASOracleC* o, const int32_t* heads, int n, bint force_general,
-                  bint split) noexcept nogil
+                  bint split, bint contract) noexcept nogil
 cdef void as_free(ASOracleC* o) noexcept nogil
 cdef int as_F(ASOracleC* o, const int* stk, int lL, int b) noexcept nogil
 cdef int as_F_cut(ASOracleC* o, const int* stk, int lL, int b, int e) noexcept nogil

@@ -66,6 +66,29 @@ gold, a sentence of the Doc's gold forest (partial gold may give finer blocks).
   the top run's DP uses it as the cost of its last arc 0 -> h. A mixed state thus costs
   O(stack) plus a DP over the top sentence alone, instead of a DP over the whole stack
   (O(lL^2 m^2) with lL up to the Doc's length when an untrained model explores).
+
+Buffer fragments (the §3.6 DP; exact, checked by the shared brute force and against the
+DP over words, `contract=False`). A fragment is an interval I of buffer words that is
+exactly the gold subtree of its root r, projective (every subtree in it is an interval).
+Let c' be c with I replaced by r alone. Then F(c) = F(c'):
+* (<=) run an optimal computation of c', building I's gold tree (a push computation,
+  loss 0) where it shifts r;
+* (>=) take the final tree T of an optimal computation of c and contract I to one node
+  at I's place: an outside word whose head was in I hangs on r, and r takes the head of
+  ρ, the word of I nearest T's root (its head is outside I, so no cycle appears). A
+  monotone map of positions keeps non-crossing arcs non-crossing, so the tree is
+  projective, hence built by some computation of c'. No word loses more: an outside
+  word v with head in I has no gold head in I (else v would be in r's subtree), so δ
+  is κ(v) before and after; r pays δ(T(ρ) -> r) <= 1 = δ(T(ρ) -> ρ) when ρ != r (ρ's
+  gold head is in I), the same arc when ρ = r; the other words of I only lose arcs.
+So the DP runs over buffer nodes, the largest fragments and the remaining single words,
+and its segments start and end at node boundaries. The Eisner charts stay those of
+words: over an interval that is a union of nodes, the best word-level tree with root r
+is no better than the best over the nodes (the same contraction inside the segment).
+Fragments depend on the gold only (`build_fragments`, once per document). In a long
+sentence most of the buffer is made of a few such subtrees: m words become M nodes, and
+the DP's O(lL^2 m^2) becomes O(lL^2 M^2) (M is about the number of the buffer's gold
+subtrees that cross no arc and are not cut by b, as the fragments of §3.2).
 """
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memset
@@ -82,11 +105,12 @@ cdef inline int imin(int a, int b) noexcept nogil:
 
 
 cdef int as_build(ASOracleC* o, const int32_t* heads, int n, bint force_general,
-                  bint split) noexcept nogil:
+                  bint split, bint contract) noexcept nogil:
     """Gold from token heads (a root points to itself, -1 = unknown) into oracle space:
     CSR children, the gold blocks (one block for the Doc unless `split`), which blocks
     need the §3.6 DP (non-projective or partial, or all with force_general) and, if any
-    does, the Eisner charts of every block. Returns 0, or -1 if out of memory."""
+    does, the Eisner charts of every block and the buffer fragments (`contract`).
+    Returns 0, or -1 if out of memory."""
     cdef int i, h, d, a, c, e, s, t, u, v, x, y, best, N1, J, L, Lmax, far, span
     cdef long total
     cdef bint gen
@@ -249,6 +273,80 @@ cdef int as_build(ASOracleC* o, const int32_t* heads, int n, bint force_general,
                 Cl[s * L + t] = best
     free(Il)
     free(Irr)
+    o.contract = contract
+    o.nP = <int*>malloc((Lmax + 2) * sizeof(int))
+    o.nRt = <int*>malloc((Lmax + 2) * sizeof(int))
+    o.node_of = <int*>malloc((Lmax + 2) * sizeof(int))
+    o.frag_end = <int*>malloc(N1 * sizeof(int))
+    o.frag_root = <int*>malloc(N1 * sizeof(int))
+    if not (o.nP and o.nRt and o.node_of and o.frag_end and o.frag_root):
+        return -1
+    for i in range(Lmax + 2):
+        o.node_of[i] = -1
+    return build_fragments(o)
+
+
+cdef int build_fragments(ASOracleC* o) noexcept nogil:
+    """frag_end / frag_root (module docstring, "Buffer fragments"): a word r whose gold
+    subtree covers exactly the interval lo(r)..hi(r) and is projective (every subtree in
+    it is an interval too, which is projectivity) is a fragment; per first word, the
+    largest one. Subtrees are summed bottom-up (deepest words first)."""
+    cdef int n = o.n, N1 = o.n + 1, d, h, k, steps, dmax = 0
+    cdef int* lo = <int*>malloc(N1 * sizeof(int))
+    cdef int* hi = <int*>malloc(N1 * sizeof(int))
+    cdef int* size = <int*>malloc(N1 * sizeof(int))
+    cdef int* depth = <int*>malloc(N1 * sizeof(int))
+    cdef int* order = <int*>malloc(N1 * sizeof(int))
+    cdef int* cnt = <int*>calloc(N1 + 2, sizeof(int))
+    cdef unsigned char* ok = <unsigned char*>malloc(N1)
+    if not (lo and hi and size and depth and order and cnt and ok):
+        free(lo); free(hi); free(size); free(depth); free(order); free(cnt); free(ok)
+        return -1
+    for d in range(1, N1):
+        lo[d] = hi[d] = d
+        size[d] = 1
+        ok[d] = 1
+        o.frag_end[d] = d
+        o.frag_root[d] = d
+        # depth below the nearest root or unknown head (at most n steps: a cycle in a
+        # malformed gold only makes no fragment)
+        k = 0
+        h = o.head[d]
+        steps = 0
+        while h >= 1 and steps <= n:
+            k += 1
+            h = o.head[h]
+            steps += 1
+        if steps > n:
+            ok[d] = 0
+            k = 0
+        depth[d] = k
+        if k > dmax:
+            dmax = k
+        cnt[k + 1] += 1
+    for k in range(dmax + 1):           # counting sort, deepest first
+        cnt[k + 1] += cnt[k]
+    for d in range(1, N1):
+        order[N1 - 2 - cnt[depth[d]]] = d
+        cnt[depth[d]] += 1
+    for k in range(N1 - 1):
+        d = order[k]                    # every child of d came before d
+        if hi[d] - lo[d] + 1 != size[d]:
+            ok[d] = 0
+        h = o.head[d]
+        if h >= 1:
+            if lo[d] < lo[h]:
+                lo[h] = lo[d]
+            if hi[d] > hi[h]:
+                hi[h] = hi[d]
+            size[h] += size[d]
+            if not ok[d]:
+                ok[h] = 0
+    for d in range(1, N1):
+        if ok[d] and hi[d] > o.frag_end[lo[d]]:
+            o.frag_end[lo[d]] = hi[d]
+            o.frag_root[lo[d]] = d
+    free(lo); free(hi); free(size); free(depth); free(order); free(cnt); free(ok)
     return 0
 
 
@@ -257,7 +355,8 @@ cdef void as_free(ASOracleC* o) noexcept nogil:
     free(o.blk_e); free(o.blk_gen); free(o.blk_off); free(o.sub); free(o.mark); free(o.R)
     free(o.X); free(o.T); free(o.sidx); free(o.S0); free(o.S1); free(o.Ir); free(o.H0)
     free(o.H1); free(o.minU); free(o.minUnk); free(o.Cl); free(o.Cr); free(o.p2v)
-    free(o.sub2)
+    free(o.sub2); free(o.nP); free(o.nRt); free(o.node_of); free(o.frag_end)
+    free(o.frag_root)
     memset(o, 0, sizeof(ASOracleC))
 
 
@@ -420,6 +519,7 @@ cdef int as_F_paper(ASOracleC* o, const int* stk, int lL, int b, int e_buf) noex
         if o.T == NULL:
             return AS_INF
     cdef int* T = o.T
+    o.cells += size
     for idx in range(size):
         T[idx] = AS_INF
     cdef int W = N - p
@@ -454,8 +554,14 @@ cdef int as_F_general(ASOracleC* o, const int* stk, int lL, int b, int e) noexce
     """Future loss F(c) for any arc-factored 0/1 loss (spec §3.6) of the configuration
     with buffer b..e (within one block, or empty), factored as follows.
 
-    U_i[p](h) = best tree over σL[1..i] (top first) and the buffer prefix B[0..p-1] with
-    root h (B[q] = node b + q). Its entries are kept as
+    The buffer is first cut into nodes B[0..M-1] (module docstring, "Buffer fragments"):
+    each largest complete projective gold subtree that lies in the buffer is one node,
+    rooted at its gold root; every other word is a node of its own. Segments start and
+    end at node boundaries only (P[j]: words before node j), segment roots are node roots
+    (Rt[j]); the Eisner charts stay those of words. B[q] below is node q's root word.
+
+    U_i[p](h) = best tree over σL[1..i] (top first) and the buffer nodes B[0..p-1] with
+    root h. Its entries are kept as
       S[p][k]  root σL[k] (k <= i);
       H[q]     root B[q]: the part of the tree left of B[q] inclusive (σL[1..i], B[0..q]);
                the part right of B[q] is any projective tree over B[q..p-1] headed by
@@ -466,25 +572,46 @@ cdef int as_F_general(ASOracleC* o, const int* stk, int lL, int b, int e) noexce
     Left expansion with x = σL[i+1]: h takes x (la), or x takes the root (ra).
     Right expansion: the root takes a segment root (via Ir / Cr), or a segment root B[q]
     takes the root (H[q] <- root value + δ + Cl(p, q)).
+    O(lL^2 M^2 + lL M^2 deg) for M buffer nodes (M <= m words).
     """
     cdef int m = e + 1 - b if e >= b else 0
     cdef int J = o.blk_of[b] if m > 0 else 0
     cdef int L = o.blk_e[J] - o.blk_a[J] + 1
     cdef int i, k, p, q, r, v, t, best, mu, mk, h, x, y, kk, sk, c_gen, c_unk, c_kid
+    cdef int jp, jq, jr, jh, w, M
+    cdef long cells = 0
     cdef int* S = o.S0
     cdef int* Sn = o.S1
     cdef int* H = o.H0
     cdef int* Hn = o.H1
     cdef int* tmp
     cdef int* Ir = o.Ir
+    cdef int* P = o.nP
+    cdef int* Rt = o.nRt
+    cdef int* nod = o.node_of
     # Cl(b + s, b + t) = Cl[s * L + t], the same for Cr (the block's charts from b on)
     cdef const int* Cl = NULL
     cdef const int* Cr = NULL
     if m > 0:
         Cl = o.Cl + o.blk_off[J] + <long>(b - o.blk_a[J]) * (L + 1)
         Cr = o.Cr + o.blk_off[J] + <long>(b - o.blk_a[J]) * (L + 1)
-    cdef int rowS = lL          # S[p * lL + k - 1]
-    cdef long need = <long>(m + 1) * lL
+    # buffer nodes: a fragment that ends past e (cannot happen inside a block) stays words
+    M = 0
+    w = b
+    while w <= e:
+        y = w
+        r = w
+        if o.contract and o.frag_end[w] <= e:
+            y = o.frag_end[w]
+            r = o.frag_root[w]
+        P[M] = w - b
+        Rt[M] = r - b
+        nod[r - b] = M
+        M += 1
+        w = y + 1
+    P[M] = m
+    cdef int rowS = lL          # S[j * lL + k - 1], j <= M
+    cdef long need = <long>(M + 1) * lL
     if need > o.S_cap:
         free(o.S0); free(o.S1); free(o.Ir)
         o.S0 = <int*>malloc(need * sizeof(int))
@@ -493,78 +620,86 @@ cdef int as_F_general(ASOracleC* o, const int* stk, int lL, int b, int e) noexce
         o.S_cap = need
         if not (o.S0 and o.S1 and o.Ir):
             o.S_cap = 0
+            for jq in range(M):
+                nod[Rt[jq]] = -1
             return AS_INF
     S = o.S0
     Sn = o.S1
     Ir = o.Ir
     for k in range(1, lL + 1):
         o.sidx[stk[lL - k]] = k
-    for t in range((m + 1) * rowS):
+    for t in range((M + 1) * rowS):
         S[t] = AS_INF
-    for q in range(m):
+    for q in range(M):
         H[q] = AS_INF
     S[0] = 0                    # axiom: U_1[0](σL[1]) = 0 (spec §6 P1: no past loss)
     for i in range(1, lL + 1):
-        for t in range(m * rowS):
+        for t in range(M * rowS):
             Ir[t] = AS_INF
-        for p in range(m + 1):
+        for jp in range(M + 1):
+            p = P[jp]
+            cells += i * (M + 1) + M
             # S_i[p][k] from push computations attached to σL[k]
-            if p > 0:
+            if jp > 0:
                 for k in range(1, i + 1):
-                    best = S[p * rowS + k - 1]
-                    for r in range(p):
-                        v = Ir[r * rowS + k - 1]
+                    best = S[jp * rowS + k - 1]
+                    for jr in range(jp):
+                        v = Ir[jr * rowS + k - 1]
                         if v < AS_INF:
-                            v += Cr[r * L + p - 1]
+                            v += Cr[Rt[jr] * L + p - 1]
                             if v < best:
                                 best = v
-                    S[p * rowS + k - 1] = best
+                    S[jp * rowS + k - 1] = best
             # U_i[p] is final: its best root value, and over roots with unknown gold head
             mu = AS_INF
             mk = AS_INF
             for k in range(1, i + 1):
-                v = S[p * rowS + k - 1]
+                v = S[jp * rowS + k - 1]
                 if v < mu:
                     mu = v
                 if o.head[stk[lL - k]] == AS_UNKNOWN and v < mk:
                     mk = v
-            for q in range(p):
-                v = H[q]
+            for jq in range(jp):
+                v = H[jq]
                 if v < AS_INF:
-                    v += Cr[q * L + p - 1]
+                    v += Cr[Rt[jq] * L + p - 1]
                     if v < mu:
                         mu = v
-                    if o.head[b + q] == AS_UNKNOWN and v < mk:
+                    if o.head[b + Rt[jq]] == AS_UNKNOWN and v < mk:
                         mk = v
-            o.minU[p] = mu
-            o.minUnk[p] = mk
-            if mu >= AS_INF or p == m:
+            o.minU[jp] = mu
+            o.minUnk[jp] = mk
+            if mu >= AS_INF or jp == M:
                 continue
             # right expansion, the root σL[k] takes a segment root B[r] (r >= p)
             for k in range(1, i + 1):
-                v = S[p * rowS + k - 1]
+                v = S[jp * rowS + k - 1]
                 if v >= AS_INF:
                     continue
                 h = stk[lL - k]
-                for r in range(p, m):
+                for jr in range(jp, M):
+                    r = Rt[jr]
                     t = v + Cl[p * L + r] + dlt(o, h, b + r)
-                    if t < Ir[r * rowS + k - 1]:
-                        Ir[r * rowS + k - 1] = t
+                    if t < Ir[jr * rowS + k - 1]:
+                        Ir[jr * rowS + k - 1] = t
             # right expansion, a segment root B[q] (q >= p) takes the root
-            for q in range(p, m):
+            for jq in range(jp, M):
+                q = Rt[jq]
                 y = b + q
                 best = imin(mu + 1, mk)
                 for kk in range(o.kid_start[y], o.kid_start[y + 1]):
                     h = o.kids[kk]
                     sk = o.sidx[h]
                     if sk and sk <= i:
-                        best = imin(best, S[p * rowS + sk - 1])
-                    elif b <= h < b + p and H[h - b] < AS_INF:
-                        best = imin(best, H[h - b] + Cr[(h - b) * L + p - 1])
+                        best = imin(best, S[jp * rowS + sk - 1])
+                    elif b <= h < b + p:
+                        jh = nod[h - b]
+                        if jh >= 0 and H[jh] < AS_INF:
+                            best = imin(best, H[jh] + Cr[(h - b) * L + p - 1])
                 if best < AS_INF:
                     best += Cl[p * L + q]
-                    if best < H[q]:
-                        H[q] = best
+                    if best < H[jq]:
+                        H[jq] = best
         if i == lL:
             break
         # left expansion with x = σL[i+1]
@@ -572,30 +707,36 @@ cdef int as_F_general(ASOracleC* o, const int* stk, int lL, int b, int e) noexce
         c_gen, c_unk, c_kid = 1, 0, 0
         if x == 0:
             c_gen, c_unk, c_kid = o.rc_other, o.rc_unk, o.rc_root
-        for p in range(m + 1):
+        for jp in range(M + 1):
+            p = P[jp]
             for k in range(1, i + 1):
-                v = S[p * rowS + k - 1]
-                Sn[p * rowS + k - 1] = v + dlt(o, stk[lL - k], x) if v < AS_INF else AS_INF
+                v = S[jp * rowS + k - 1]
+                Sn[jp * rowS + k - 1] = v + dlt(o, stk[lL - k], x) if v < AS_INF else AS_INF
             for k in range(i + 2, lL + 1):
-                Sn[p * rowS + k - 1] = AS_INF
+                Sn[jp * rowS + k - 1] = AS_INF
             # ra: x takes the root of U_i[p]: δ = 1, 0 for an unknown head or a gold
             # arc; onto node 0, which ends the top tree, rc_other / rc_unk / rc_root
-            best = imin(o.minU[p] + c_gen, o.minUnk[p] + c_unk)
+            best = imin(o.minU[jp] + c_gen, o.minUnk[jp] + c_unk)
             for kk in range(o.kid_start[x], o.kid_start[x + 1]):
                 h = o.kids[kk]
                 sk = o.sidx[h]
                 if sk and sk <= i:
-                    best = imin(best, S[p * rowS + sk - 1] + c_kid)
-                elif b <= h < b + p and H[h - b] < AS_INF:
-                    best = imin(best, H[h - b] + Cr[(h - b) * L + p - 1] + c_kid)
-            Sn[p * rowS + i] = best if best < AS_INF else AS_INF
-        for q in range(m):
-            Hn[q] = H[q] + dlt(o, b + q, x) if H[q] < AS_INF else AS_INF
+                    best = imin(best, S[jp * rowS + sk - 1] + c_kid)
+                elif b <= h < b + p:
+                    jh = nod[h - b]
+                    if jh >= 0 and H[jh] < AS_INF:
+                        best = imin(best, H[jh] + Cr[(h - b) * L + p - 1] + c_kid)
+            Sn[jp * rowS + i] = best if best < AS_INF else AS_INF
+        for jq in range(M):
+            Hn[jq] = H[jq] + dlt(o, b + Rt[jq], x) if H[jq] < AS_INF else AS_INF
         tmp = S; S = Sn; Sn = tmp
         tmp = H; H = Hn; Hn = tmp
     for k in range(1, lL + 1):
         o.sidx[stk[lL - k]] = 0
-    v = S[m * rowS + lL - 1]       # root σL[lL] = node 0
+    for jq in range(M):
+        nod[Rt[jq]] = -1
+    o.cells += cells
+    v = S[M * rowS + lL - 1]       # root σL[lL] = node 0
     return v if v < AS_INF else AS_INF
 
 
@@ -613,6 +754,7 @@ cdef void as_costs(ASOracleC* o, const int* stk, int lL, int b, const int* want,
     cdef int* sub = o.sub
     val[0] = val[1] = val[2] = AS_INF
     o.last_path = 0
+    o.cells = 0
     if b <= n:
         e = o.blk_e[o.blk_of[b]]
     if e < n:
@@ -648,13 +790,14 @@ cdef class ArcStandardOracle:
 
     heads: token heads (a root points to itself, -1 or None = unknown);
     force_general: the §3.6 DP for every block; split=False: one block for the whole Doc
-    (the oracle before the block decomposition, for comparisons)."""
+    (the oracle before the block decomposition, for comparisons); contract=False: every
+    buffer word is a node of the §3.6 DP (the DP before "Buffer fragments")."""
 
-    def __init__(self, heads, force_general=False, split=True):
+    def __init__(self, heads, force_general=False, split=True, contract=True):
         import numpy
         arr = numpy.asarray([(-1 if h is None else h) for h in heads], dtype=numpy.int32)
         cdef int32_t[::1] view = arr
-        if as_build(&self.c, &view[0], len(arr), force_general, split) < 0:
+        if as_build(&self.c, &view[0], len(arr), force_general, split, contract) < 0:
             raise MemoryError()
 
     def __dealloc__(self):
@@ -670,6 +813,11 @@ cdef class ArcStandardOracle:
         """[(first token, last token, "paper" or "general")] of the gold blocks."""
         return [(self.c.blk_a[J] - 1, self.c.blk_e[J] - 1,
                  "general" if self.c.blk_gen[J] else "paper") for J in range(self.c.nblk)]
+
+    @property
+    def last_cells(self):
+        """DP cells the last costs() call visited (its work, a count)."""
+        return self.c.cells
 
     @property
     def last_path(self):
