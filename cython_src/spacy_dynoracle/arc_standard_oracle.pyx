@@ -424,37 +424,60 @@ cdef int as_F_cut(ASOracleC* o, const int* stk, int lL, int b, int e) noexcept n
     Clean stack (all words in one block): [GSS14]'s DP if that block (and the buffer's)
     is complete projective gold, else the §3.6 DP. Mixed stack: the same DP over 0, the
     top run and the buffer, with the arc that hangs the top tree on 0 costing what the
-    runs below need (lower_root_costs)."""
-    cdef int t1 = lL - 1, v, Jt
+    runs below need (lower_root_costs).
+
+    The guard (o.budget > 0): when that DP would visit more cells than the budget, the
+    split moves up the stack until it fits, the words below it are priced by the same
+    pass, and the result is an upper bound on F, at most cross_arcs above it (adds to
+    o.cur_slack; module docstring, "Budget")."""
+    cdef int t1 = lL - 1, t2, v, Jt, nb, g
+    cdef bint clean, gen
     cdef int zero = 0
     if b <= e and lL >= 2 and o.blk_of[stk[lL - 1]] != o.blk_of[b]:
         # b's block holds no stack word: the cut again, between the stack and the buffer
         return as_F_cut(o, stk, lL, b, b - 1) + as_F_cut(o, &zero, 1, b, e)
-    if lL <= 2 or o.blk_of[stk[1]] == o.blk_of[stk[lL - 1]]:
-        if lL >= 2:
-            Jt = o.blk_of[stk[lL - 1]]
-        else:
-            Jt = o.blk_of[b] if b <= e else -1
-        if Jt >= 0 and o.blk_gen[Jt]:
+    clean = lL <= 2 or o.blk_of[stk[1]] == o.blk_of[stk[lL - 1]]
+    if lL >= 2:
+        Jt = o.blk_of[stk[lL - 1]]
+    else:
+        Jt = o.blk_of[b] if b <= e else -1
+    gen = Jt >= 0 and o.blk_gen[Jt]
+    if clean:
+        t1 = 1
+    else:
+        while o.blk_of[stk[t1 - 1]] == Jt:  # the top run: stk[t1..lL-1]
+            t1 -= 1
+    t2 = t1
+    if o.budget > 0 and lL - t1 >= 2:
+        # fragment roots of the whole stack: at least those of any part of it
+        nb = buffer_nodes(o, b, e) if gen else paper_right_stack(o, stk, lL, b, e)
+        while lL - t2 >= 2 and dp_cells(lL - t2 + 1, nb, gen) > o.budget:
+            t2 += 1
+        if t2 > t1:
+            o.last_path |= AS_PATH_GUARD
+            g = cross_arcs(o, stk, lL, t1, t2, b, e)
+            if g:
+                o.last_path |= AS_PATH_INEXACT
+                o.cur_slack += g
+    if t2 == 1:
+        if gen:
             o.last_path |= AS_PATH_GENERAL
             return as_F_general(o, stk, lL, b, e)
         o.last_path |= AS_PATH_PAPER
         return as_F_paper(o, stk, lL, b, e)
-    o.last_path |= AS_PATH_MIXED
-    Jt = o.blk_of[stk[lL - 1]]
-    while o.blk_of[stk[t1 - 1]] == Jt:  # the top run: stk[t1..lL-1]
-        t1 -= 1
-    lower_root_costs(o, stk, t1)
-    cdef int* top = o.sub2              # [0] + the top run
+    if not clean:
+        o.last_path |= AS_PATH_MIXED
+    lower_root_costs(o, stk, t2)
+    cdef int* top = o.sub2              # [0] + the top run (above the guard's split)
     top[0] = 0
-    for v in range(t1, lL):
-        top[v - t1 + 1] = stk[v]
-    if o.blk_gen[Jt]:
+    for v in range(t2, lL):
+        top[v - t2 + 1] = stk[v]
+    if gen:
         o.last_path |= AS_PATH_GENERAL
-        v = as_F_general(o, top, lL - t1 + 1, b, e)
+        v = as_F_general(o, top, lL - t2 + 1, b, e)
     else:
         o.last_path |= AS_PATH_PAPER
-        v = as_F_paper(o, top, lL - t1 + 1, b, e)
+        v = as_F_paper(o, top, lL - t2 + 1, b, e)
     o.rc_other = 1
     o.rc_root = 0
     o.rc_unk = 0
@@ -478,16 +501,13 @@ cdef int as_F(ASOracleC* o, const int* stk, int lL, int b) noexcept nogil:
     return total
 
 
-cdef int as_F_paper(ASOracleC* o, const int* stk, int lL, int b, int e_buf) noexcept nogil:
-    """Future loss F(c) by [GSS14] Algorithm 1, corrected (spec §3.3, pseudocode §3.4),
-    for the buffer b..e_buf. Exact for complete projective gold."""
-    cdef int t, i, k, nR, N, p, a, e, h, x, y, v, span
+cdef int paper_right_stack(ASOracleC* o, const int* stk, int lL, int b, int e_buf) noexcept nogil:
+    """[GSS14]'s right stack of gold fragment roots of the buffer b..e_buf (spec §3.2) into
+    o.R; returns their number."""
+    cdef int t, i, k, nR = 0
     cdef bint is_root
-    cdef long size, idx
-    # 1) right stack of fragment roots (§3.2): mark the stack nodes
     for t in range(lL):
         o.mark[stk[t]] = 1
-    nR = 0
     for i in range(b, e_buf + 1):
         is_root = o.head[i] < b
         if not is_root:
@@ -503,6 +523,62 @@ cdef int as_F_paper(ASOracleC* o, const int* stk, int lL, int b, int e_buf) noex
         o.mark[stk[t]] = 0
     for t in range(nR):
         o.mark[o.R[t]] = 0
+    return nR
+
+
+cdef int buffer_nodes(const ASOracleC* o, int b, int e) noexcept nogil:
+    """The number of buffer nodes of the §3.6 DP over b..e (as_F_general's scan)."""
+    cdef int M = 0, w = b
+    while w <= e:
+        if o.contract and o.frag_end[w] <= e:
+            w = o.frag_end[w]
+        w += 1
+        M += 1
+    return M
+
+
+cdef long dp_cells(long lLp, long M, bint gen) noexcept nogil:
+    """Cells a DP visits (the counts as_F_general / as_F_paper add to o.cells) for a stack
+    of lLp nodes, 0 included, and M buffer nodes (§3.6) or fragment roots ([GSS14])."""
+    if gen:
+        return (M + 1) * ((M + 1) * lLp * (lLp + 1) // 2 + M * lLp)
+    return lLp * (M + 1) * (lLp + M)
+
+
+cdef int cross_arcs(ASOracleC* o, const int* stk, int lL, int t1, int t2, int b,
+                    int e) noexcept nogil:
+    """Known gold arcs between the stack words stk[t1..t2-1] and the words above them
+    (stk[t2..], the buffer b..e): the most the guard's split can cost (module docstring,
+    "Budget")."""
+    cdef int t, h, w, g = 0
+    for t in range(t2, lL):
+        o.mark[stk[t]] = 1
+    for t in range(t1, t2):
+        o.mark[stk[t]] = 2
+    for t in range(t1, t2):
+        h = o.head[stk[t]]
+        if h >= 1 and (o.mark[h] == 1 or b <= h <= e):
+            g += 1
+    for t in range(t2, lL):
+        h = o.head[stk[t]]
+        if h >= 1 and o.mark[h] == 2:
+            g += 1
+    for w in range(b, e + 1):
+        h = o.head[w]
+        if h >= 1 and o.mark[h] == 2:
+            g += 1
+    for t in range(t1, lL):
+        o.mark[stk[t]] = 0
+    return g
+
+
+cdef int as_F_paper(ASOracleC* o, const int* stk, int lL, int b, int e_buf) noexcept nogil:
+    """Future loss F(c) by [GSS14] Algorithm 1, corrected (spec §3.3, pseudocode §3.4),
+    for the buffer b..e_buf. Exact for complete projective gold."""
+    cdef int t, i, k, nR, N, p, a, e, h, x, y, v, span
+    cdef long size, idx
+    # 1) right stack of fragment roots (§3.2)
+    nR = paper_right_stack(o, stk, lL, b, e_buf)
     # 2) string-order sequence, pivot p = stack top
     N = lL + nR
     p = lL - 1
@@ -744,7 +820,10 @@ cdef void as_costs(ASOracleC* o, const int* stk, int lL, int b, const int* want,
                    int* val) noexcept nogil:
     """val[0], val[1], val[2] = δ(arc) + F(successor) of sh, la, ra (spec §3.5), all three
     minus the same constant (the F of the blocks after b's block, module docstring),
-    AS_INF where not wanted or not valid in the spec's system (la needs s2 != 0)."""
+    AS_INF where not wanted or not valid in the spec's system (la needs s2 != 0).
+    o.slack[a]: 0 when val[a] is exact; else the guard made val[a] an upper bound at most
+    o.slack[a] above the exact value, and a sound cost of move a is
+    max(0, val[a] - o.slack[a] - min(val)) (as_move_costs)."""
     cdef int n = o.n
     cdef int d = lL - 1                 # stack words
     cdef int e = n                      # end of b's block: the DPs' buffer is b..e
@@ -765,24 +844,48 @@ cdef void as_costs(ASOracleC* o, const int* stk, int lL, int b, const int* want,
             o.last_path |= AS_PATH_MIXED
     if d >= 2:
         s2 = stk[lL - 2]
+    o.slack[0] = o.slack[1] = o.slack[2] = 0
     if want[0] and b <= n:              # sh
         for t in range(lL):
             sub[t] = stk[t]
         sub[lL] = b
+        o.cur_slack = 0
         val[0] = as_F_cut(o, sub, lL + 1, b + 1, e)
+        o.slack[0] = o.cur_slack
     e2 = e
     if d >= 1 and b <= n and o.blk_of[b] != o.blk_of[s1] and (want[1] or want[2]):
         # b's block is untouched by la / ra: F = F(stack', nothing) + F([0], b..e)
         o.last_path |= AS_PATH_NEXT
-        fb = as_F_cut(o, &zero, 1, b, e)
+        fb = as_F_cut(o, &zero, 1, b, e)    # a stack of 0 alone: never guarded
         e2 = b - 1
     if want[1] and d >= 2:              # la: s1 -> s2, s2 leaves the stack
         for t in range(lL - 2):
             sub[t] = stk[t]
         sub[lL - 2] = s1
+        o.cur_slack = 0
         val[1] = dlt(o, s1, s2) + as_F_cut(o, sub, lL - 1, b, e2) + fb
+        o.slack[1] = o.cur_slack
     if want[2] and d >= 1:              # ra: s2 -> s1 (s2 = 0: ROOT), s1 leaves the stack
+        o.cur_slack = 0
         val[2] = dlt(o, s2, s1) + as_F_cut(o, stk, lL - 1, b, e2) + fb
+        o.slack[2] = o.cur_slack
+
+
+cdef void as_move_costs(const ASOracleC* o, const int* val, int* cost) noexcept nogil:
+    """Costs of sh, la, ra from as_costs' values: value minus the smallest value, exact
+    unless the guard tripped; then value - slack - smallest, at least 0, a lower bound on
+    the exact cost (the exact value lies in [val - slack, val], so the exact smallest is
+    at most min(val)). Every move of cost 0 in the exact costs has cost 0 here."""
+    cdef int i, best = AS_INF, c
+    for i in range(3):
+        if val[i] < best:
+            best = val[i]
+    for i in range(3):
+        if val[i] >= AS_INF:
+            cost[i] = AS_INF
+            continue
+        c = val[i] - o.slack[i] - best
+        cost[i] = c if c > 0 else 0
 
 
 cdef class ArcStandardOracle:
@@ -791,14 +894,16 @@ cdef class ArcStandardOracle:
     heads: token heads (a root points to itself, -1 or None = unknown);
     force_general: the §3.6 DP for every block; split=False: one block for the whole Doc
     (the oracle before the block decomposition, for comparisons); contract=False: every
-    buffer word is a node of the §3.6 DP (the DP before "Buffer fragments")."""
+    buffer word is a node of the §3.6 DP (the DP before "Buffer fragments"); budget > 0:
+    the guard's limit on the cells of one DP ("Budget"; 0 = exact everywhere)."""
 
-    def __init__(self, heads, force_general=False, split=True, contract=True):
+    def __init__(self, heads, force_general=False, split=True, contract=True, budget=0):
         import numpy
         arr = numpy.asarray([(-1 if h is None else h) for h in heads], dtype=numpy.int32)
         cdef int32_t[::1] view = arr
         if as_build(&self.c, &view[0], len(arr), force_general, split, contract) < 0:
             raise MemoryError()
+        self.c.budget = budget
 
     def __dealloc__(self):
         as_free(&self.c)
@@ -815,6 +920,12 @@ cdef class ArcStandardOracle:
                  "general" if self.c.blk_gen[J] else "paper") for J in range(self.c.nblk)]
 
     @property
+    def last_slack(self):
+        """{"sh", "la", "ra": slack} of the last costs() call (all 0 unless the guard
+        tripped with gold arcs across its split)."""
+        return {name: self.c.slack[i] for i, name in enumerate(("sh", "la", "ra"))}
+
+    @property
     def last_cells(self):
         """DP cells the last costs() call visited (its work, a count)."""
         return self.c.cells
@@ -829,7 +940,13 @@ cdef class ArcStandardOracle:
         import numpy
         arr = numpy.asarray(stack, dtype=numpy.intc)
         cdef int[::1] v = arr
+        self.c.cur_slack = 0
         return as_F(&self.c, &v[0], len(arr), b)
+
+    @property
+    def last_future_slack(self):
+        """How far the last future() may lie above the exact F (0 unless guarded)."""
+        return self.c.cur_slack
 
     def costs(self, stack, int b):
         """{"sh", "la", "ra": cost} of the spec's moves valid in the configuration (node
@@ -843,6 +960,7 @@ cdef class ArcStandardOracle:
         want[0] = b <= self.c.n
         want[1] = lL >= 3
         want[2] = lL >= 2
+        cdef int cost[3]
         as_costs(&self.c, &v[0], lL, b, want, val)
-        best = min(val[i] for i in range(3) if want[i])
-        return {name: val[i] - best for i, name in enumerate(("sh", "la", "ra")) if want[i]}
+        as_move_costs(&self.c, val, cost)
+        return {name: cost[i] for i, name in enumerate(("sh", "la", "ra")) if want[i]}
