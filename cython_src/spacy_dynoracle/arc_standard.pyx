@@ -233,6 +233,7 @@ cdef class ArcStandard(DynOracleSystem):
         cdef ASOracleC* o
         for m in range(N_MOVES):
             cost[m] = 0
+        self._last_cells = 0
         n_valid = valid[SHIFT] + valid[LEFT] + valid[RIGHT] + valid[ROOT]
         if n_valid <= 1:
             return      # nothing to compare (and F cancels out)

@@ -89,6 +89,32 @@ Fragments depend on the gold only (`build_fragments`, once per document). In a l
 sentence most of the buffer is made of a few such subtrees: m words become M nodes, and
 the DP's O(lL^2 m^2) becomes O(lL^2 M^2) (M is about the number of the buffer's gold
 subtrees that cross no arc and are not cut by b, as the fragments of §3.2).
+
+Budget (the guard; a count, never a clock, so training stays reproducible). A DP costs
+O(lL^2 M^2) (§3.6) or O(lL (lL + nR) nR) ([GSS14]) cells, and an exploring model can
+push most of a long sentence: lL and M both near 100 are 10^8 cells for one F. Before a
+DP runs, as_F_cut predicts its cells (dp_cells, the same counts the DPs add to o.cells);
+when they exceed o.budget, the split between "top run" and "lower runs" of the mixed
+stacks moves up the stack until the DP fits: the DP runs over 0, the top t stack words
+and the buffer, and the words below are priced by lower_root_costs, as if no gold arc
+joined them to the words above. The proof of the mixed stacks
+(docs/proofs/arc_standard_mixed_stacks.md) uses that property (G) only in its per-word
+accounting ("an old head in the other group costs κ >= any new head"). Without it:
+* the computation Theorem 3 (<=) builds is a real computation from c whose loss is at
+  most the priced value (the pass prices the arcs across the split at κ >= δ), so the
+  guarded F is an upper bound on F;
+* in Lemmas 2-3 and Theorem 2 a word whose head changes pays at most one more than
+  before only when its old head was across the split and gold, and pricing an arc across
+  the split at κ costs at most one more only for a word whose gold head is across; so
+  the guarded F is at most F + g, where g counts the words on one side with a known gold
+  head on the other (cross_arcs).
+So the exact value of each move lies in [val - slack, val], and as_move_costs gives
+max(0, val - slack - min val): a lower bound on the exact cost, 0 for every move the
+exact oracle gives 0 (a superset of the optimal moves, never a costly one among them),
+and the exact costs when g = 0 (then the split is a true one). States where the guard
+tripped are counted (AS_PATH_GUARD), and those where some slack is not 0 as well
+(AS_PATH_INEXACT). One state then costs at most 4 budgets (sh, la, ra and the next
+block's F) plus O(stack + buffer) cells.
 """
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memset
