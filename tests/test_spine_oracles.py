@@ -140,7 +140,9 @@ def test_arc_standard_blocks():
     assert mod.ArcStandardOracle([1, 1, -1, 4, 4]).blocks == [
         (0, 1, "paper"), (2, 2, "general"), (3, 4, "paper")]
     assert mod.ArcStandardOracle(heads, split=False).blocks == [(0, 8, "general")]
-    assert mod.ArcStandardOracle(heads[:3] + heads[7:]).paper_exact
+    assert mod.ArcStandardOracle(heads[:3] + [h - 4 for h in heads[7:]]).paper_exact
+    with pytest.raises(ValueError, match="out of range"):
+        mod.ArcStandardOracle(heads[:3] + heads[7:])    # heads 7 in a 5-word Doc
 
 
 @pytest.mark.parametrize("system", ["arc_standard", "lr_spine"])

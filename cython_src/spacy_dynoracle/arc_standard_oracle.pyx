@@ -136,7 +136,7 @@ cdef int as_build(ASOracleC* o, const int32_t* heads, int n, bint force_general,
     CSR children, the gold blocks (one block for the Doc unless `split`), which blocks
     need the §3.6 DP (non-projective or partial, or all with force_general) and, if any
     does, the Eisner charts of every block and the buffer fragments (`contract`).
-    Returns 0, or -1 if out of memory."""
+    Returns 0, -1 if out of memory, -2 if a head lies outside the Doc."""
     cdef int i, h, d, a, c, e, s, t, u, v, x, y, best, N1, J, L, Lmax, far, span
     cdef long total
     cdef bint gen
@@ -166,6 +166,9 @@ cdef int as_build(ASOracleC* o, const int32_t* heads, int n, bint force_general,
             and o.p2v and o.sub2):
         return -1
     o.head[0] = -1
+    for i in range(n):
+        if heads[i] >= n:
+            return -2       # a head outside the Doc: would index past every array
     for i in range(n):
         h = heads[i]
         if h < 0:
@@ -245,10 +248,9 @@ cdef int as_build(ASOracleC* o, const int32_t* heads, int n, bint force_general,
             o.paper_exact = False
         o.blk_off[J] = total
         total += <long>L * L
-    if o.paper_exact:
-        return 0
     # scratch of the §3.6 DP: its buffer part lies in one block (S0, S1, Ir grow with
-    # the stack, in as_F_general)
+    # the stack, in as_F_general). Built for projective gold too: the §3.6 DP is exact
+    # there as well, and as_F_cut runs it when it visits fewer cells than [GSS14]'s
     o.H0 = <int*>malloc((Lmax + 3) * sizeof(int))
     o.H1 = <int*>malloc((Lmax + 3) * sizeof(int))
     o.minU = <int*>malloc((Lmax + 3) * sizeof(int))
@@ -448,7 +450,9 @@ cdef int as_F_cut(ASOracleC* o, const int* stk, int lL, int b, int e) noexcept n
     more between the stack and the buffer.
 
     Clean stack (all words in one block): [GSS14]'s DP if that block (and the buffer's)
-    is complete projective gold, else the §3.6 DP. Mixed stack: the same DP over 0, the
+    is complete projective gold and it visits fewer cells than the §3.6 DP (exact for
+    any gold: on long sentences its buffer nodes are often fewer than [GSS14]'s
+    fragment roots, and its stack term is half of [GSS14]'s), else the §3.6 DP. Mixed stack: the same DP over 0, the
     top run and the buffer, with the arc that hangs the top tree on 0 costing what the
     runs below need (lower_root_costs).
 
@@ -456,7 +460,7 @@ cdef int as_F_cut(ASOracleC* o, const int* stk, int lL, int b, int e) noexcept n
     split moves up the stack until it fits, the words below it are priced by the same
     pass, and the result is an upper bound on F, at most cross_arcs above it (adds to
     o.cur_slack; module docstring, "Budget")."""
-    cdef int t1 = lL - 1, t2, v, Jt, nb, g
+    cdef int t1 = lL - 1, t2, v, Jt, nG, nP, g
     cdef bint clean, gen
     cdef int zero = 0
     if b <= e and lL >= 2 and o.blk_of[stk[lL - 1]] != o.blk_of[b]:
@@ -473,11 +477,15 @@ cdef int as_F_cut(ASOracleC* o, const int* stk, int lL, int b, int e) noexcept n
     else:
         while o.blk_of[stk[t1 - 1]] == Jt:  # the top run: stk[t1..lL-1]
             t1 -= 1
+    # the DP's size: §3.6 over M buffer nodes, [GSS14] over nR fragment roots (those of
+    # the whole stack: at least those of any top part of it); on complete projective gold
+    # both are exact and the one that visits fewer cells runs
+    nG = buffer_nodes(o, b, e)
+    nP = 0 if gen else paper_right_stack(o, stk, lL, b, e)
     t2 = t1
     if o.budget > 0 and lL - t1 >= 2:
-        # fragment roots of the whole stack: at least those of any part of it
-        nb = buffer_nodes(o, b, e) if gen else paper_right_stack(o, stk, lL, b, e)
-        while lL - t2 >= 2 and dp_cells(lL - t2 + 1, nb, gen) > o.budget:
+        while lL - t2 >= 2 and dp_cells(lL - t2 + 1, nG, True) > o.budget and (
+                gen or dp_cells(lL - t2 + 1, nP, False) > o.budget):
             t2 += 1
         if t2 > t1:
             o.last_path |= AS_PATH_GUARD
@@ -485,6 +493,8 @@ cdef int as_F_cut(ASOracleC* o, const int* stk, int lL, int b, int e) noexcept n
             if g:
                 o.last_path |= AS_PATH_INEXACT
                 o.cur_slack += g
+    if not gen and dp_cells(lL - t2 + 1, nG, True) < dp_cells(lL - t2 + 1, nP, False):
+        gen = True
     if t2 == 1:
         if gen:
             o.last_path |= AS_PATH_GENERAL
@@ -927,7 +937,10 @@ cdef class ArcStandardOracle:
         import numpy
         arr = numpy.asarray([(-1 if h is None else h) for h in heads], dtype=numpy.int32)
         cdef int32_t[::1] view = arr
-        if as_build(&self.c, &view[0], len(arr), force_general, split, contract) < 0:
+        cdef int r = as_build(&self.c, &view[0], len(arr), force_general, split, contract)
+        if r == -2:
+            raise ValueError(f"gold head out of range for {len(arr)} words: {list(arr)}")
+        if r < 0:
             raise MemoryError()
         self.c.budget = budget
 
