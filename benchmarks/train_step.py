@@ -99,11 +99,18 @@ def main():
               f"{n_words / med:>10,.0f}{(f'{ratio:.3f}' if ratio else '-'):>10}{med / stock:>9.3f}")
         out.append({"system": name, "oracle": oracle, "seconds_per_update": summary(per),
                     "words_per_s": n_words / med, "ratio_to_static": ratio, "ratio_to_spacy": med / stock})
+    stats = {}
+    for (name, oracle), nlp in pipes.items():
+        moves = getattr(nlp.get_pipe("parser"), "moves", None)
+        if oracle != "stock" and hasattr(moves, "oracle_stats"):
+            stats[f"{name} {oracle}"] = moves.oracle_stats()
+            print(f"# {name} {oracle} oracle_stats: {stats[f'{name} {oracle}']}")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"treebank": args.treebank, "updates": n_updates,
                                          "words": n_words, "reps": args.reps, "clock": args.clock,
-                                         "results": out, "times": raw}, indent=2))
+                                         "results": out, "times": raw, "oracle_stats": stats},
+                                        indent=2))
 
 
 if __name__ == "__main__":
