@@ -67,8 +67,10 @@ def csv_list(value):
     return [v for v in value.split(",") if v] if value else None
 
 
-def load_examples(path, *, select="all", n_sents=10, limit=0, vocab=None):
-    """spaCy Examples (words-only predicted Doc, gold reference) from a CoNLL-U file."""
+def load_examples(path, *, select="all", n_sents=10, limit=0, vocab=None, min_sent_len=0):
+    """spaCy Examples (words-only predicted Doc, gold reference) from a CoNLL-U file;
+    with `min_sent_len`, only the Docs holding a sentence of at least that many words
+    (long-sentence benchmarks: the Docs are the same as without it, just fewer)."""
     from spacy.training import Example
     from spacy.vocab import Vocab
 
@@ -79,6 +81,8 @@ def load_examples(path, *, select="all", n_sents=10, limit=0, vocab=None):
     docs = sentences_to_docs(vocab, read_sentences(path, select=select), n_sents, keep_source=False)
     out = []
     for doc in docs:
+        if min_sent_len and max(len(s) for s in doc.sents) < min_sent_len:
+            continue
         out.append(Example(words_only_copy(doc), doc))
         if limit and len(out) >= limit:
             break

@@ -51,13 +51,25 @@ def has_crossing(doc) -> bool:
     return not is_projective([0 if t.head.i == t.i else t.head.i + 1 for t in doc])
 
 
+LENGTH_BUCKETS = ((1, 30), (31, 100), (101, 10**9))   # words of the state's sentence
+
+
+def sentence_lengths(doc):
+    """Per token, the number of words of its gold sentence."""
+    out = numpy.zeros((len(doc),), dtype=numpy.int64)
+    for sent in doc.sents:
+        out[sent.start:sent.end] = len(sent)
+    return out
+
+
 def walk(moves, examples, args, rng, other=None, nlp=None):
     """Time every state of every Doc; returns per-state times (ns), whether the state's Doc
-    has non-projective gold, and the agreement counts with `other` (a second system). With
+    has non-projective gold, the length of the state's gold sentence (b0's, or s0's when
+    the buffer is empty) and the agreement counts with `other` (a second system). With
     `nlp` (a trained pipeline whose parser owns `moves`) the scores are the model's."""
     n = moves.n_moves
     seen = numpy.zeros((n,), dtype=numpy.uint8)
-    times, in_np = [], []
+    times, in_np, lens = [], [], []
     agree = {"states": 0, "zero_set_differs": 0, "costs_differ": 0,
              "np_states": 0, "np_zero_set_differs": 0, "np_costs_differ": 0}
     deadline = time.time() + args.max_seconds
@@ -71,7 +83,10 @@ def walk(moves, examples, args, rng, other=None, nlp=None):
         np_doc = has_crossing(eg.reference)
         step_model = model_scorer(nlp, eg.predicted) if nlp is not None else None
         gold2 = other.init_gold_batch([eg])[1][0] if other is not None else None
+        sent_len = sentence_lengths(eg.reference)
         while not state.is_final():
+            front = state.B(0) if state.buffer_length() > 0 else state.S(0)
+            lens.append(int(sent_len[front]) if 0 <= front < len(sent_len) else 0)
             if other is not None:
                 valid, a = moves._sim_class_costs(state, gold)
                 _, b = other._sim_class_costs(state, gold2)
@@ -104,7 +119,7 @@ def walk(moves, examples, args, rng, other=None, nlp=None):
             in_np.append(np_doc)
         if step_model is not None:
             step_model.clear_memory()
-    return times, in_np, agree
+    return times, in_np, lens, agree
 
 
 def model_scorer(nlp, doc):
@@ -145,6 +160,9 @@ def main():
     ap.add_argument("--limit", type=int, default=0, help="sentences per treebank (0 = all)")
     ap.add_argument("--sentences", dest="limit", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--n-sents", type=int, default=10, help="sentences per Doc (training uses 10)")
+    ap.add_argument("--min-sent-len", type=int, default=0,
+                    help="only the Docs holding a sentence of at least this many words (--limit "
+                         "then counts the sentences of those Docs)")
     ap.add_argument("--systems", default="", help="comma-separated (default: every registered one)")
     ap.add_argument("--oracles", default="", help="comma-separated (default: each system's oracles)")
     ap.add_argument("--option", action="append", default=[],
@@ -162,7 +180,9 @@ def main():
     args = ap.parse_args()
     options = {k: parse_option_value(v) for k, v in (kv.split("=", 1) for kv in args.option)}
     only_oracles = csv_list(args.oracles)
-    print(f"Docs of {args.n_sents} sentences, p_random={args.p_random}, reps={args.reps}"
+    print(f"Docs of {args.n_sents} sentences"
+          + (f" holding one of >= {args.min_sent_len} words" if args.min_sent_len else "")
+          + f", p_random={args.p_random}, reps={args.reps}"
           + (f", model {args.model} (p_random: its move)" if args.model else "") + "; "
           "time per state of moves.step_batch (costs of every class, loss, move)", flush=True)
     print(f"{'treebank':22}{'system':13}{'oracle':15}{'states':>8}{'states/s':>10}{'p50 us':>9}"
@@ -195,13 +215,14 @@ def main():
                     if [other.get_class_name(i) for i in range(other.n_moves)] != [moves.get_class_name(i) for i in range(moves.n_moves)]:
                         raise SystemExit(f"{name}: {oracle} and {args.agree} pipelines have different classes")
                 examples = load_examples(path, select=select, n_sents=args.n_sents, vocab=nlp.vocab,
-                                         limit=-(-args.limit // args.n_sents) if args.limit else 0)
+                                         limit=-(-args.limit // args.n_sents) if args.limit else 0,
+                                         min_sent_len=args.min_sent_len)
                 rng = numpy.random.default_rng(args.seed)
                 gc.collect()
                 gc.disable()    # no collector pauses inside the timings
                 t0 = time.time()
                 try:
-                    times, in_np, agree = walk(moves, examples, args, rng, other, trained)
+                    times, in_np, lens, agree = walk(moves, examples, args, rng, other, trained)
                 except Exception as err:
                     print(f"# {tb} {name} {oracle}: {err!r}", flush=True)
                     results.append({"treebank": tb, "system": name, "oracle": oracle, "error": repr(err)})
@@ -212,7 +233,10 @@ def main():
                        "model": str(args.model) if args.model else None,
                        "docs": len(examples), "sentences": sum(len(list(eg.reference.sents)) for eg in examples),
                        "wall_s": round(time.time() - t0, 1), **stats(times),
-                       "np_docs": stats([t for t, np_ in zip(times, in_np) if np_])}
+                       "np_docs": stats([t for t, np_ in zip(times, in_np) if np_]),
+                       "by_sentence_length": {f"{lo}-{hi if hi < 10**9 else ''}": stats(
+                           [t for t, ln in zip(times, lens) if lo <= ln <= hi])
+                           for lo, hi in LENGTH_BUCKETS}}
                 if hasattr(moves, "oracle_stats"):
                     row["oracle_stats"] = moves.oracle_stats()
                 if other is not None:
@@ -224,6 +248,11 @@ def main():
                 print(f"{tb:22}{name:13}{oracle:15}{row['states']:>8}{row['states_per_s']:>10.0f}"
                       f"{row['p50_us']:>9.1f}{row['p99_us']:>9.1f}{row['max_ms']:>9.2f}{row['over_50ms']:>6}"
                       f"{row['np_docs'].get('p99_us', float('nan')):>11.1f}", flush=True)
+                for bucket, st in row["by_sentence_length"].items():
+                    if st["states"]:
+                        print(f"    sentence of {bucket:8} words: {st['states']:>7} states, p50 "
+                              f"{st['p50_us']:.1f} us, p99 {st['p99_us']:.1f} us, max {st['max_ms']:.2f} ms, "
+                              f">50ms {st['over_50ms']}", flush=True)
                 if "oracle_stats" in row:
                     print(f"    {row['oracle_stats']}", flush=True)
                 if other is not None and agree["states"]:
@@ -238,6 +267,7 @@ def main():
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"n_sents": args.n_sents, "p_random": args.p_random,
+                                         "min_sent_len": args.min_sent_len,
                                          "model": str(args.model) if args.model else None,
                                          "reps": args.reps, "split": args.split,
                                          "results": results}, indent=2))

@@ -36,6 +36,8 @@ def main():
                     help="system option KEY=VALUE for the systems that have it (e.g. degree=3), repeatable")
     ap.add_argument("--batches", type=int, default=20, help="batches of --batch-docs Docs (10 sentences each)")
     ap.add_argument("--batch-docs", type=int, default=2)
+    ap.add_argument("--min-sent-len", type=int, default=0,
+                    help="only the Docs holding a sentence of at least this many words")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
                     help="process CPU time (robust on a shared machine; default) or wall-clock time")
@@ -64,7 +66,7 @@ def main():
             pipes[(name, oracle)] = nlp
     batches = {}   # the same Docs for every pipeline, in each pipeline's own vocab
     for key, nlp in pipes.items():
-        egs = load_examples(train, limit=n_docs, vocab=nlp.vocab)
+        egs = load_examples(train, limit=n_docs, vocab=nlp.vocab, min_sent_len=args.min_sent_len)
         batches[key] = [egs[i:i + args.batch_docs] for i in range(0, len(egs), args.batch_docs)]
     n_words = sum(len(eg.reference) for b in next(iter(batches.values())) for eg in b)
     n_updates = len(next(iter(batches.values())))
@@ -97,11 +99,18 @@ def main():
               f"{n_words / med:>10,.0f}{(f'{ratio:.3f}' if ratio else '-'):>10}{med / stock:>9.3f}")
         out.append({"system": name, "oracle": oracle, "seconds_per_update": summary(per),
                     "words_per_s": n_words / med, "ratio_to_static": ratio, "ratio_to_spacy": med / stock})
+    stats = {}
+    for (name, oracle), nlp in pipes.items():
+        moves = getattr(nlp.get_pipe("parser"), "moves", None)
+        if oracle != "stock" and hasattr(moves, "oracle_stats"):
+            stats[f"{name} {oracle}"] = moves.oracle_stats()
+            print(f"# {name} {oracle} oracle_stats: {stats[f'{name} {oracle}']}")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"treebank": args.treebank, "updates": n_updates,
                                          "words": n_words, "reps": args.reps, "clock": args.clock,
-                                         "results": out, "times": raw}, indent=2))
+                                         "results": out, "times": raw, "oracle_stats": stats},
+                                        indent=2))
 
 
 if __name__ == "__main__":

@@ -35,3 +35,31 @@ def make_examples(vocab, n_docs: int, seed: int = 0, kind: str = "projective",
         gold = Doc(vocab, words=words, heads=heads, deps=deps, sent_starts=starts)
         examples.append(Example(Doc(vocab, words=words), gold))
     return examples
+
+
+def long_nonprojective_heads(n: int = 300, seed: int = 0, crossings: int = 6) -> List[int]:
+    """One sentence of n words shaped like a long treebank sentence: a random projective
+    tree with `crossings` words re-attached to a head across another arc (no cycle), so
+    that the tree is non-projective in a few places, as real long sentences are."""
+    from bruteforce import is_projective, random_projective_tree
+
+    rng = random.Random(seed)
+    heads = random_projective_tree(n, rng)
+    done = 0
+    while done < crossings:
+        d = rng.randrange(n)
+        h = rng.randrange(n)
+        if heads[d] == d or h == d or heads[d] == h:
+            continue
+        x = h                           # h must not lie in d's subtree
+        while heads[x] != x and x != d:
+            x = heads[x]
+        if x == d:
+            continue
+        lo, hi = min(h, d), max(h, d)
+        if not any(lo < i < hi and not lo <= heads[i] <= hi for i in range(lo + 1, hi)):
+            continue                    # the new arc would cross nothing
+        heads[d] = h
+        done += 1
+    assert not is_projective(heads)
+    return heads

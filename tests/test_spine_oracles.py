@@ -82,7 +82,7 @@ def test_arc_standard_cut_at_sentences_equals_whole_doc_dp(seed, n_docs):
         heads = random_doc_heads(rng)
         n = len(heads)
         cut = mod.ArcStandardOracle(heads)
-        whole = mod.ArcStandardOracle(heads, force_general=True, split=False)
+        whole = mod.ArcStandardOracle(heads, force_general=True, split=False, contract=False)
         assert len(whole.blocks) == 1
         for _ in range(10):
             b = rng.randint(1, n + 1)
@@ -99,6 +99,36 @@ def test_arc_standard_cut_at_sentences_equals_whole_doc_dp(seed, n_docs):
     assert all(any(p & f for p in paths) for f in (4, 8, 16))   # cut, mixed, next
 
 
+@pytest.mark.parametrize("seed,n_docs", [(0, 150), pytest.param(1, 2000, marks=pytest.mark.slow)])
+def test_arc_standard_buffer_fragments_equal_word_dp(seed, n_docs):
+    """The §3.6 DP over buffer nodes (largest complete projective gold subtrees in the
+    buffer contracted to their roots, "Buffer fragments" in arc_standard_oracle.pyx)
+    gives the same F and costs as the DP over buffer words, on Docs of 1-3 sentences of
+    up to 25 words (beyond the brute force's n <= 7), projective or not, half of them
+    with unknown heads, in random configurations; and it visits fewer DP cells."""
+    mod = load_compiled("arc_standard_oracle")
+    rng = random.Random(seed)
+    states, cells_nodes, cells_words = 0, 0, 0
+    for _ in range(n_docs):
+        heads = random_doc_heads(rng, max_sents=3, max_len=25)
+        n = len(heads)
+        nodes = mod.ArcStandardOracle(heads, force_general=True)
+        words = mod.ArcStandardOracle(heads, force_general=True, contract=False)
+        for _ in range(10):
+            b = rng.randint(1, n + 1)
+            stack = [0] + [x for x in range(1, b) if rng.random() < rng.choice([0.2, 0.5, 0.9])]
+            if len(stack) == 1 and b > n:
+                continue
+            assert nodes.future(stack, b) == words.future(stack, b), (heads, stack, b)
+            assert nodes.costs(stack, b) == words.costs(stack, b), (heads, stack, b)
+            cells_nodes += nodes.last_cells
+            cells_words += words.last_cells
+            states += 1
+    print(f"{states} configurations, DP cells {cells_nodes} over nodes, {cells_words} over words")
+    assert states > 8 * n_docs
+    assert cells_nodes < cells_words
+
+
 def test_arc_standard_blocks():
     """Blocks: the sentences of complete gold, each on the DP its own gold allows; with
     partial gold, a word whose head is unknown and that no arc covers is a block."""
@@ -111,7 +141,9 @@ def test_arc_standard_blocks():
     assert mod.ArcStandardOracle([1, 1, -1, 4, 4]).blocks == [
         (0, 1, "paper"), (2, 2, "general"), (3, 4, "paper")]
     assert mod.ArcStandardOracle(heads, split=False).blocks == [(0, 8, "general")]
-    assert mod.ArcStandardOracle(heads[:3] + heads[7:]).paper_exact
+    assert mod.ArcStandardOracle(heads[:3] + [h - 4 for h in heads[7:]]).paper_exact
+    with pytest.raises(ValueError, match="out of range"):
+        mod.ArcStandardOracle(heads[:3] + heads[7:])    # heads 7 in a 5-word Doc
 
 
 @pytest.mark.parametrize("system", ["arc_standard", "lr_spine"])
@@ -496,3 +528,64 @@ def test_spine_model_is_a_drop_in_for_the_config_model_block():
     overrides["components.parser.model.extra_state_tokens"] = True
     with pytest.raises(ValueError, match="extra_state_tokens"):
         load_model_from_config(load_config(cfg_path, overrides=overrides), auto_fill=True)
+
+
+@pytest.mark.parametrize("seed,n_docs", [(0, 150), pytest.param(1, 2000, marks=pytest.mark.slow)])
+def test_arc_standard_guard_is_sound(seed, n_docs):
+    """The guard ("Budget" in arc_standard_oracle.pyx): with a budget small enough to trip
+    on most configurations, F is an upper bound at most last_future_slack above the exact
+    F, every cost is a lower bound on the exact cost, every exact zero-cost move keeps
+    cost 0, and without slack the costs are the exact ones."""
+    mod = load_compiled("arc_standard_oracle")
+    rng = random.Random(seed)
+    states = tripped = inexact = 0
+    for _ in range(n_docs):
+        heads = random_doc_heads(rng, max_sents=3, max_len=20)
+        n = len(heads)
+        exact = mod.ArcStandardOracle(heads)
+        budget = rng.choice([1, 30, 200, 2000])
+        guarded = mod.ArcStandardOracle(heads, budget=budget)
+        for _ in range(10):
+            b = rng.randint(1, n + 1)
+            stack = [0] + [x for x in range(1, b) if rng.random() < rng.choice([0.3, 0.7, 1.0])]
+            if len(stack) == 1 and b > n:
+                continue
+            f, g = exact.future(stack, b), guarded.future(stack, b)
+            assert f <= g <= f + guarded.last_future_slack, (heads, stack, b, budget)
+            want, got = exact.costs(stack, b), guarded.costs(stack, b)
+            slack = guarded.last_slack
+            assert all(got[a] <= want[a] for a in want), (heads, stack, b, budget, want, got)
+            assert all(got[a] == 0 for a in want if want[a] == 0), (heads, stack, b, want, got)
+            if not any(slack.values()):
+                assert got == want, (heads, stack, b, budget, want, got)
+            states += 1
+            tripped += bool(guarded.last_path & 32)
+            inexact += bool(guarded.last_path & 64)
+    print(f"{states} configurations, guard tripped on {tripped}, inexact on {inexact}")
+    assert tripped > states // 4 and inexact > 0
+
+
+def test_arc_standard_budget_option():
+    """`budget` is a system option (0: no guard); the Simulator's costs with a tiny budget
+    are lower bounds on the exact ones, with the exact zero-cost moves at 0, and the
+    guarded states are counted."""
+    from bruteforce import random_forest
+    rng = random.Random(3)
+    with pytest.raises(ValueError, match="budget"):
+        Simulator("arc_standard", 3, budget=-1)
+    guarded_states = 0
+    for _ in range(30):
+        n = rng.randint(4, 9)
+        gold = random_forest(n, rng, rng.choice(["projective", "nonprojective", "multi"]))
+        exact = Simulator("arc_standard", n, budget=0)
+        tight = Simulator("arc_standard", n, budget=1)
+        while not exact.is_final():
+            want, got = exact.costs(gold), tight.costs(gold)
+            assert set(want) == set(got)
+            assert all(got[a] <= want[a] and (want[a] > 0 or got[a] == 0) for a in want)
+            act = rng.choice(sorted(want))
+            exact.apply(act)
+            tight.apply(act)
+        guarded_states += tight.moves.oracle_stats()["guard"]
+        assert exact.moves.oracle_stats()["guard"] == 0
+    assert guarded_states > 0

@@ -39,7 +39,7 @@ from .system_base cimport (
 )
 from .arc_standard_oracle cimport (
     ASOracleC, AS_INF, AS_PATH_PAPER, AS_PATH_GENERAL, AS_PATH_CUT, AS_PATH_MIXED, AS_PATH_NEXT,
-    as_costs, ArcStandardOracle,
+    AS_PATH_GUARD, AS_PATH_INEXACT, as_costs, as_move_costs, ArcStandardOracle,
 )
 
 
@@ -148,11 +148,18 @@ cdef class ArcStandard(DynOracleSystem):
     projective = True
     oracles = ("dynamic", "static", "general")
     dynamic_oracles = ("dynamic", "general")
+    # budget: the most DP cells one F may visit before the guard splits the stack (a count,
+    # so training stays reproducible; arc_standard_oracle.pyx, "Budget"); 0 = no guard
+    options = {"budget": 1000000}
     cdef vector[int] _nodes
     cdef bint force_general
     cdef int _last_path             # AS_PATH_* flags of the last move_costs
-    cdef long _path_counts[6]       # states through the oracle, and per AS_PATH_* flag
+    cdef long _path_counts[8]       # states through the oracle, and per AS_PATH_* flag
+    cdef readonly long budget       # the guard's limit on one DP's cells (0: none)
     cdef readonly long missing_oracle   # move_costs calls on a gold without oracle data
+    cdef long _cells_total          # DP cells visited by the oracle (a count of its work)
+    cdef long _cells_max            # ... in one state, at most
+    cdef long _last_cells
 
     def __init__(self, strings, labels_by_action=None, min_freq=None, *,
                  projectivize=None, oracle="dynamic", **options):
@@ -164,6 +171,9 @@ cdef class ArcStandard(DynOracleSystem):
         DynOracleSystem.__init__(self, strings, labels_by_action, min_freq,
                                  projectivize=projectivize, oracle=oracle, **options)
         self.needs_oracle_data = True   # no fallback: costs come from attach_oracle's data
+        self.budget = int(self.cfg["budget"])
+        if self.budget < 0:
+            raise ValueError(f"arc_standard: budget must be >= 0 (0 = no guard), got {self.budget}")
 
     def set_oracle(self, oracle):
         DynOracleSystem.set_oracle(self, oracle)
@@ -221,11 +231,13 @@ cdef class ArcStandard(DynOracleSystem):
         stack [0, S(d-1)+1, ..., S(0)+1], buffer from _b_i + 1."""
         cdef int want[3]
         cdef int val[3]
+        cdef int mc[3]
         cdef int d = st.stack_depth()
-        cdef int i, n_valid, best
+        cdef int i, n_valid
         cdef ASOracleC* o
         for m in range(N_MOVES):
             cost[m] = 0
+        self._last_cells = 0
         n_valid = valid[SHIFT] + valid[LEFT] + valid[RIGHT] + valid[ROOT]
         if n_valid <= 1:
             return      # nothing to compare (and F cancels out)
@@ -248,18 +260,19 @@ cdef class ArcStandard(DynOracleSystem):
         want[2] = d >= 1
         as_costs(o, self._nodes.data(), d + 1, st._b_i + 1, want, val)
         self._last_path = o.last_path
+        self._last_cells = o.cells
+        self._cells_total += o.cells
+        if o.cells > self._cells_max:
+            self._cells_max = o.cells
         self._path_counts[0] += 1
-        for i in range(5):
+        for i in range(7):
             if o.last_path & (1 << i):
                 self._path_counts[i + 1] += 1
-        best = AS_INF
-        for i in range(3):
-            if val[i] < best:
-                best = val[i]
-        cost[SHIFT] = val[0] - best if valid[SHIFT] else 0
-        cost[LEFT] = val[1] - best if valid[LEFT] else 0
-        cost[RIGHT] = val[2] - best if valid[RIGHT] else 0
-        cost[ROOT] = val[2] - best if valid[ROOT] else 0
+        as_move_costs(o, val, mc)       # exact, or sound lower bounds when guarded
+        cost[SHIFT] = mc[0] if valid[SHIFT] else 0
+        cost[LEFT] = mc[1] if valid[LEFT] else 0
+        cost[RIGHT] = mc[2] if valid[RIGHT] else 0
+        cost[ROOT] = mc[2] if valid[ROOT] else 0
 
     cdef int static_move(self, const StateC* st, const GoldC* g) noexcept nogil:
         """docs/specs/lr_spine_and_arc_standard.md §2.7: LEFT if correct, else RIGHT (ROOT) if
@@ -288,15 +301,23 @@ cdef class ArcStandard(DynOracleSystem):
     # ---- gold ------------------------------------------------------------------------
     def attach_oracle(self, DynGold gold):
         """The base's hook (init_gold and the Simulator): the oracle's gold, once per Doc."""
-        return attach_oracle(gold, self.force_general)
+        return attach_oracle(gold, self.force_general, self.budget)
 
     def oracle_stats(self):
         """States whose costs came from the oracle, and how many of them used each part
         (see last_oracle_path); gold without oracle data (missing_oracle)."""
-        names = ("states", "paper", "general", "cut", "mixed", "next")
+        names = ("states", "paper", "general", "cut", "mixed", "next", "guard", "inexact")
         out = {name: self._path_counts[i] for i, name in enumerate(names)}
         out["missing_oracle"] = self.missing_oracle
+        out["cells"] = self._cells_total
+        out["max_cells"] = self._cells_max
         return out
+
+    @property
+    def last_oracle_cells(self):
+        """DP cells the last move_costs visited: the oracle's work in that state, a count
+        (tests bound it; it does not depend on the machine)."""
+        return self._last_cells
 
     @property
     def last_oracle_path(self):
@@ -309,14 +330,15 @@ cdef class ArcStandard(DynOracleSystem):
             return "none"
         parts = [n for n, bit in (("paper", AS_PATH_PAPER), ("general", AS_PATH_GENERAL),
                                   ("cut", AS_PATH_CUT), ("mixed", AS_PATH_MIXED),
-                                  ("next", AS_PATH_NEXT)) if f & bit]
+                                  ("next", AS_PATH_NEXT), ("guard", AS_PATH_GUARD),
+                                  ("inexact", AS_PATH_INEXACT)) if f & bit]
         return "+".join(parts)
 
 
-def attach_oracle(DynGold gold, force_general=False):
-    """Build the oracle's gold (docs/specs/lr_spine_and_arc_standard.md §7: per document, once)
-    and hang it on the DynGold."""
-    cdef ArcStandardOracle og = ArcStandardOracle(gold.heads, force_general)
+def attach_oracle(DynGold gold, force_general=False, budget=0):
+    """Build the oracle's gold (docs/specs/lr_spine_and_arc_standard.md §7: per document,
+    once) and hang it on the DynGold."""
+    cdef ArcStandardOracle og = ArcStandardOracle(gold.heads, force_general, budget=budget)
     gold.extra_obj = og
     gold.c.extra = <void*>&og.c
     return og

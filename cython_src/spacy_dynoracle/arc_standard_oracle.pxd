@@ -21,6 +21,8 @@ cdef enum:                 # which parts the last as_costs call used (ASOracleC.
     AS_PATH_CUT = 4        # the buffer was cut at the end of b's block (later blocks left out)
     AS_PATH_MIXED = 8      # the stack words lie in more than one block
     AS_PATH_NEXT = 16      # b lies in a later block than s0: LEFT/RIGHT split once more
+    AS_PATH_GUARD = 32     # a DP over budget: split deeper in the stack, bounds (as_costs)
+    AS_PATH_INEXACT = 64   # ... and some gold arc crossed that split: costs are lower bounds
 
 
 cdef struct ASOracleC:
@@ -41,6 +43,24 @@ cdef struct ASOracleC:
     int* Cl                # best tree over s..t headed by t, at off + (s - a) * L + (t - a)
     int* Cr                # best tree over s..t headed by s
     int last_path          # AS_PATH_* flags of the last as_costs call
+    long cells             # DP cells the last as_costs call visited (its work, a count)
+    # the guard (arc_standard_oracle.pyx, "Budget"): a DP predicted to visit more than
+    # `budget` cells (0: no limit) runs on the top of the stack only, with the stack below
+    # priced as by the mixed-stack pass; F is then an upper bound, at most `cur_slack`
+    # (the gold arcs across that split) above the exact F
+    long budget
+    int cur_slack
+    int slack[3]           # of sh, la, ra in the last as_costs call
+    # buffer contraction in the §3.6 DP (arc_standard_oracle.pyx, "Buffer fragments"):
+    # frag_end[w] / frag_root[w]: last node and root of the largest gold subtree whose
+    # words are exactly frag_start..frag_end with frag_start = w, projective and complete
+    # (w itself when there is none); contract = 0 keeps every buffer word a node
+    bint contract
+    int* frag_end
+    int* frag_root
+    int* nP                # a §3.6 DP's buffer nodes: first word (offset from b), P[M] = m
+    int* nRt               # the node's root word (offset from b)
+    int* node_of           # offset from b -> node whose root it is, else -1 (reset per call)
     # cost of the arc 0 -> h that ends the top tree (a DP's last left expansion), by the
     # type of h: gold head elsewhere / gold root / unknown. {1, 0, 0} is δ(0 -> h); with a
     # mixed stack it is the best cost of the stack words below the top sentence (as_F_cut)
@@ -68,7 +88,7 @@ cdef struct ASOracleC:
 
 
 cdef int as_build(ASOracleC* o, const int32_t* heads, int n, bint force_general,
-                  bint split) noexcept nogil
+                  bint split, bint contract) noexcept nogil
 cdef void as_free(ASOracleC* o) noexcept nogil
 cdef int as_F(ASOracleC* o, const int* stk, int lL, int b) noexcept nogil
 cdef int as_F_cut(ASOracleC* o, const int* stk, int lL, int b, int e) noexcept nogil
@@ -76,6 +96,7 @@ cdef int as_F_paper(ASOracleC* o, const int* stk, int lL, int b, int e) noexcept
 cdef int as_F_general(ASOracleC* o, const int* stk, int lL, int b, int e) noexcept nogil
 cdef void as_costs(ASOracleC* o, const int* stk, int lL, int b, const int* want,
                    int* val) noexcept nogil
+cdef void as_move_costs(const ASOracleC* o, const int* val, int* cost) noexcept nogil
 
 
 cdef class ArcStandardOracle:

@@ -67,6 +67,55 @@ gold, a sentence of the Doc's gold forest (partial gold may give finer blocks).
   the top run's DP uses it as the cost of its last arc 0 -> h. A mixed state thus costs
   O(stack) plus a DP over the top sentence alone, instead of a DP over the whole stack
   (O(lL^2 m^2) with lL up to the Doc's length when an untrained model explores).
+
+Buffer fragments (the §3.6 DP; exact, checked by the shared brute force and against the
+DP over words, `contract=False`). A fragment is an interval I of buffer words that is
+exactly the gold subtree of its root r, projective (every subtree in it is an interval).
+Let c' be c with I replaced by r alone. Then F(c) = F(c'):
+* (<=) run an optimal computation of c', building I's gold tree (a push computation,
+  loss 0) where it shifts r;
+* (>=) take the final tree T of an optimal computation of c and contract I to one node
+  at I's place: an outside word whose head was in I hangs on r, and r takes the head of
+  ρ, the word of I nearest T's root (its head is outside I, so no cycle appears). A
+  monotone map of positions keeps non-crossing arcs non-crossing, so the tree is
+  projective, hence built by some computation of c'. No word loses more: an outside
+  word v with head in I has no gold head in I (else v would be in r's subtree), so δ
+  is κ(v) before and after; r pays δ(T(ρ) -> r) <= 1 = δ(T(ρ) -> ρ) when ρ != r (ρ's
+  gold head is in I), the same arc when ρ = r; the other words of I only lose arcs.
+So the DP runs over buffer nodes, the largest fragments and the remaining single words,
+and its segments start and end at node boundaries. The Eisner charts stay those of
+words: over an interval that is a union of nodes, the best word-level tree with root r
+is no better than the best over the nodes (the same contraction inside the segment).
+Fragments depend on the gold only (`build_fragments`, once per document). In a long
+sentence most of the buffer is made of a few such subtrees: m words become M nodes, and
+the DP's O(lL^2 m^2) becomes O(lL^2 M^2) (M is about the number of the buffer's gold
+subtrees that cross no arc and are not cut by b, as the fragments of §3.2).
+
+Budget (the guard; a count, never a clock, so training stays reproducible). A DP costs
+O(lL^2 M^2) (§3.6) or O(lL (lL + nR) nR) ([GSS14]) cells, and an exploring model can
+push most of a long sentence: lL and M both near 100 are 10^8 cells for one F. Before a
+DP runs, as_F_cut predicts its cells (dp_cells, the same counts the DPs add to o.cells);
+when they exceed o.budget, the split between "top run" and "lower runs" of the mixed
+stacks moves up the stack until the DP fits: the DP runs over 0, the top t stack words
+and the buffer, and the words below are priced by lower_root_costs, as if no gold arc
+joined them to the words above. The proof of the mixed stacks
+(docs/proofs/arc_standard_mixed_stacks.md) uses that property (G) only in its per-word
+accounting ("an old head in the other group costs κ >= any new head"). Without it:
+* the computation Theorem 3 (<=) builds is a real computation from c whose loss is at
+  most the priced value (the pass prices the arcs across the split at κ >= δ), so the
+  guarded F is an upper bound on F;
+* in Lemmas 2-3 and Theorem 2 a word whose head changes pays at most one more than
+  before only when its old head was across the split and gold, and pricing an arc across
+  the split at κ costs at most one more only for a word whose gold head is across; so
+  the guarded F is at most F + g, where g counts the words on one side with a known gold
+  head on the other (cross_arcs).
+So the exact value of each move lies in [val - slack, val], and as_move_costs gives
+max(0, val - slack - min val): a lower bound on the exact cost, 0 for every move the
+exact oracle gives 0 (a superset of the optimal moves, never a costly one among them),
+and the exact costs when g = 0 (then the split is a true one). States where the guard
+tripped are counted (AS_PATH_GUARD), and those where some slack is not 0 as well
+(AS_PATH_INEXACT). One state then costs at most 4 budgets (sh, la, ra and the next
+block's F) plus O(stack + buffer) cells.
 """
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memset
@@ -83,11 +132,12 @@ cdef inline int imin(int a, int b) noexcept nogil:
 
 
 cdef int as_build(ASOracleC* o, const int32_t* heads, int n, bint force_general,
-                  bint split) noexcept nogil:
+                  bint split, bint contract) noexcept nogil:
     """Gold from token heads (a root points to itself, -1 = unknown) into oracle space:
     CSR children, the gold blocks (one block for the Doc unless `split`), which blocks
     need the §3.6 DP (non-projective or partial, or all with force_general) and, if any
-    does, the Eisner charts of every block. Returns 0, or -1 if out of memory."""
+    does, the Eisner charts of every block and the buffer fragments (`contract`).
+    Returns 0, -1 if out of memory, -2 if a head lies outside the Doc."""
     cdef int i, h, d, a, c, e, s, t, u, v, x, y, best, N1, J, L, Lmax, far, span
     cdef long total
     cdef bint gen
@@ -117,6 +167,9 @@ cdef int as_build(ASOracleC* o, const int32_t* heads, int n, bint force_general,
             and o.p2v and o.sub2):
         return -1
     o.head[0] = -1
+    for i in range(n):
+        if heads[i] >= n:
+            return -2       # a head outside the Doc: would index past every array
     for i in range(n):
         h = heads[i]
         if h < 0:
@@ -196,10 +249,9 @@ cdef int as_build(ASOracleC* o, const int32_t* heads, int n, bint force_general,
             o.paper_exact = False
         o.blk_off[J] = total
         total += <long>L * L
-    if o.paper_exact:
-        return 0
     # scratch of the §3.6 DP: its buffer part lies in one block (S0, S1, Ir grow with
-    # the stack, in as_F_general)
+    # the stack, in as_F_general). Built for projective gold too: the §3.6 DP is exact
+    # there as well, and as_F_cut runs it when it visits fewer cells than [GSS14]'s
     o.H0 = <int*>malloc((Lmax + 3) * sizeof(int))
     o.H1 = <int*>malloc((Lmax + 3) * sizeof(int))
     o.minU = <int*>malloc((Lmax + 3) * sizeof(int))
@@ -250,6 +302,80 @@ cdef int as_build(ASOracleC* o, const int32_t* heads, int n, bint force_general,
                 Cl[s * L + t] = best
     free(Il)
     free(Irr)
+    o.contract = contract
+    o.nP = <int*>malloc((Lmax + 2) * sizeof(int))
+    o.nRt = <int*>malloc((Lmax + 2) * sizeof(int))
+    o.node_of = <int*>malloc((Lmax + 2) * sizeof(int))
+    o.frag_end = <int*>malloc(N1 * sizeof(int))
+    o.frag_root = <int*>malloc(N1 * sizeof(int))
+    if not (o.nP and o.nRt and o.node_of and o.frag_end and o.frag_root):
+        return -1
+    for i in range(Lmax + 2):
+        o.node_of[i] = -1
+    return build_fragments(o)
+
+
+cdef int build_fragments(ASOracleC* o) noexcept nogil:
+    """frag_end / frag_root (module docstring, "Buffer fragments"): a word r whose gold
+    subtree covers exactly the interval lo(r)..hi(r) and is projective (every subtree in
+    it is an interval too, which is projectivity) is a fragment; per first word, the
+    largest one. Subtrees are summed bottom-up (deepest words first)."""
+    cdef int n = o.n, N1 = o.n + 1, d, h, k, steps, dmax = 0
+    cdef int* lo = <int*>malloc(N1 * sizeof(int))
+    cdef int* hi = <int*>malloc(N1 * sizeof(int))
+    cdef int* size = <int*>malloc(N1 * sizeof(int))
+    cdef int* depth = <int*>malloc(N1 * sizeof(int))
+    cdef int* order = <int*>malloc(N1 * sizeof(int))
+    cdef int* cnt = <int*>calloc(N1 + 2, sizeof(int))
+    cdef unsigned char* ok = <unsigned char*>malloc(N1)
+    if not (lo and hi and size and depth and order and cnt and ok):
+        free(lo); free(hi); free(size); free(depth); free(order); free(cnt); free(ok)
+        return -1
+    for d in range(1, N1):
+        lo[d] = hi[d] = d
+        size[d] = 1
+        ok[d] = 1
+        o.frag_end[d] = d
+        o.frag_root[d] = d
+        # depth below the nearest root or unknown head (at most n steps: a cycle in a
+        # malformed gold only makes no fragment)
+        k = 0
+        h = o.head[d]
+        steps = 0
+        while h >= 1 and steps <= n:
+            k += 1
+            h = o.head[h]
+            steps += 1
+        if steps > n:
+            ok[d] = 0
+            k = 0
+        depth[d] = k
+        if k > dmax:
+            dmax = k
+        cnt[k + 1] += 1
+    for k in range(dmax + 1):           # counting sort, deepest first
+        cnt[k + 1] += cnt[k]
+    for d in range(1, N1):
+        order[N1 - 2 - cnt[depth[d]]] = d
+        cnt[depth[d]] += 1
+    for k in range(N1 - 1):
+        d = order[k]                    # every child of d came before d
+        if hi[d] - lo[d] + 1 != size[d]:
+            ok[d] = 0
+        h = o.head[d]
+        if h >= 1:
+            if lo[d] < lo[h]:
+                lo[h] = lo[d]
+            if hi[d] > hi[h]:
+                hi[h] = hi[d]
+            size[h] += size[d]
+            if not ok[d]:
+                ok[h] = 0
+    for d in range(1, N1):
+        if ok[d] and hi[d] > o.frag_end[lo[d]]:
+            o.frag_end[lo[d]] = hi[d]
+            o.frag_root[lo[d]] = d
+    free(lo); free(hi); free(size); free(depth); free(order); free(cnt); free(ok)
     return 0
 
 
@@ -258,7 +384,8 @@ cdef void as_free(ASOracleC* o) noexcept nogil:
     free(o.blk_e); free(o.blk_gen); free(o.blk_off); free(o.sub); free(o.mark); free(o.R)
     free(o.X); free(o.T); free(o.sidx); free(o.S0); free(o.S1); free(o.Ir); free(o.H0)
     free(o.H1); free(o.minU); free(o.minUnk); free(o.Cl); free(o.Cr); free(o.p2v)
-    free(o.sub2)
+    free(o.sub2); free(o.nP); free(o.nRt); free(o.node_of); free(o.frag_end)
+    free(o.frag_root)
     memset(o, 0, sizeof(ASOracleC))
 
 
@@ -324,39 +451,70 @@ cdef int as_F_cut(ASOracleC* o, const int* stk, int lL, int b, int e) noexcept n
     more between the stack and the buffer.
 
     Clean stack (all words in one block): [GSS14]'s DP if that block (and the buffer's)
-    is complete projective gold, else the §3.6 DP. Mixed stack: the same DP over 0, the
-    top run and the buffer, with the arc that hangs the top tree on 0 costing what the
-    runs below need (lower_root_costs)."""
-    cdef int t1 = lL - 1, v, Jt
+    is complete projective gold and it visits fewer cells than the §3.6 DP (exact for
+    any gold: on long sentences its buffer nodes are often fewer than [GSS14]'s
+    fragment roots, and its stack term is half of [GSS14]'s), else the §3.6 DP. Mixed
+    stack: the same DP over 0, the top run and the buffer, with the arc that hangs the top
+    tree on 0 costing what the runs below need (lower_root_costs).
+
+    The guard (o.budget > 0): when that DP would visit more cells than the budget, the
+    split moves up the stack until it fits, the words below it are priced by the same
+    pass, and the result is an upper bound on F, at most cross_arcs above it (adds to
+    o.cur_slack; module docstring, "Budget")."""
+    cdef int t1 = lL - 1, t2, v, Jt, nG, nP, g
+    cdef bint clean, gen
     cdef int zero = 0
     if b <= e and lL >= 2 and o.blk_of[stk[lL - 1]] != o.blk_of[b]:
         # b's block holds no stack word: the cut again, between the stack and the buffer
         return as_F_cut(o, stk, lL, b, b - 1) + as_F_cut(o, &zero, 1, b, e)
-    if lL <= 2 or o.blk_of[stk[1]] == o.blk_of[stk[lL - 1]]:
-        if lL >= 2:
-            Jt = o.blk_of[stk[lL - 1]]
-        else:
-            Jt = o.blk_of[b] if b <= e else -1
-        if Jt >= 0 and o.blk_gen[Jt]:
+    clean = lL <= 2 or o.blk_of[stk[1]] == o.blk_of[stk[lL - 1]]
+    if lL >= 2:
+        Jt = o.blk_of[stk[lL - 1]]
+    else:
+        Jt = o.blk_of[b] if b <= e else -1
+    gen = Jt >= 0 and o.blk_gen[Jt]
+    if clean:
+        t1 = 1
+    else:
+        while o.blk_of[stk[t1 - 1]] == Jt:  # the top run: stk[t1..lL-1]
+            t1 -= 1
+    # the DP's size: §3.6 over M buffer nodes, [GSS14] over nR fragment roots (those of
+    # the whole stack: at least those of any top part of it); on complete projective gold
+    # both are exact and the one that visits fewer cells runs
+    nG = buffer_nodes(o, b, e)
+    nP = 0 if gen else paper_right_stack(o, stk, lL, b, e)
+    t2 = t1
+    if o.budget > 0 and lL - t1 >= 2:
+        while lL - t2 >= 2 and dp_cells(lL - t2 + 1, nG, True) > o.budget and (
+                gen or dp_cells(lL - t2 + 1, nP, False) > o.budget):
+            t2 += 1
+        if t2 > t1:
+            o.last_path |= AS_PATH_GUARD
+            g = cross_arcs(o, stk, lL, t1, t2, b, e)
+            if g:
+                o.last_path |= AS_PATH_INEXACT
+                o.cur_slack += g
+    if not gen and dp_cells(lL - t2 + 1, nG, True) < dp_cells(lL - t2 + 1, nP, False):
+        gen = True
+    if t2 == 1:
+        if gen:
             o.last_path |= AS_PATH_GENERAL
             return as_F_general(o, stk, lL, b, e)
         o.last_path |= AS_PATH_PAPER
         return as_F_paper(o, stk, lL, b, e)
-    o.last_path |= AS_PATH_MIXED
-    Jt = o.blk_of[stk[lL - 1]]
-    while o.blk_of[stk[t1 - 1]] == Jt:  # the top run: stk[t1..lL-1]
-        t1 -= 1
-    lower_root_costs(o, stk, t1)
-    cdef int* top = o.sub2              # [0] + the top run
+    if not clean:
+        o.last_path |= AS_PATH_MIXED
+    lower_root_costs(o, stk, t2)
+    cdef int* top = o.sub2              # [0] + the top run (above the guard's split)
     top[0] = 0
-    for v in range(t1, lL):
-        top[v - t1 + 1] = stk[v]
-    if o.blk_gen[Jt]:
+    for v in range(t2, lL):
+        top[v - t2 + 1] = stk[v]
+    if gen:
         o.last_path |= AS_PATH_GENERAL
-        v = as_F_general(o, top, lL - t1 + 1, b, e)
+        v = as_F_general(o, top, lL - t2 + 1, b, e)
     else:
         o.last_path |= AS_PATH_PAPER
-        v = as_F_paper(o, top, lL - t1 + 1, b, e)
+        v = as_F_paper(o, top, lL - t2 + 1, b, e)
     o.rc_other = 1
     o.rc_root = 0
     o.rc_unk = 0
@@ -380,17 +538,13 @@ cdef int as_F(ASOracleC* o, const int* stk, int lL, int b) noexcept nogil:
     return total
 
 
-cdef int as_F_paper(ASOracleC* o, const int* stk, int lL, int b, int e_buf) noexcept nogil:
-    """Future loss F(c) by [GSS14] Algorithm 1, corrected
-    (docs/specs/lr_spine_and_arc_standard.md §3.3, pseudocode §3.4), for the buffer b..e_buf.
-    Exact for complete projective gold."""
-    cdef int t, i, k, nR, N, p, a, e, h, x, y, v, span
+cdef int paper_right_stack(ASOracleC* o, const int* stk, int lL, int b, int e_buf) noexcept nogil:
+    """[GSS14]'s right stack of gold fragment roots of the buffer b..e_buf
+    (docs/specs/lr_spine_and_arc_standard.md §3.2) into o.R; returns their number."""
+    cdef int t, i, k, nR = 0
     cdef bint is_root
-    cdef long size, idx
-    # 1) right stack of fragment roots (§3.2): mark the stack nodes
     for t in range(lL):
         o.mark[stk[t]] = 1
-    nR = 0
     for i in range(b, e_buf + 1):
         is_root = o.head[i] < b
         if not is_root:
@@ -406,6 +560,63 @@ cdef int as_F_paper(ASOracleC* o, const int* stk, int lL, int b, int e_buf) noex
         o.mark[stk[t]] = 0
     for t in range(nR):
         o.mark[o.R[t]] = 0
+    return nR
+
+
+cdef int buffer_nodes(const ASOracleC* o, int b, int e) noexcept nogil:
+    """The number of buffer nodes of the §3.6 DP over b..e (as_F_general's scan)."""
+    cdef int M = 0, w = b
+    while w <= e:
+        if o.contract and o.frag_end[w] <= e:
+            w = o.frag_end[w]
+        w += 1
+        M += 1
+    return M
+
+
+cdef long dp_cells(long lLp, long M, bint gen) noexcept nogil:
+    """Cells a DP visits (the counts as_F_general / as_F_paper add to o.cells) for a stack
+    of lLp nodes, 0 included, and M buffer nodes (§3.6) or fragment roots ([GSS14])."""
+    if gen:
+        return (M + 1) * ((M + 1) * lLp * (lLp + 1) // 2 + M * lLp)
+    return lLp * (M + 1) * (lLp + M)
+
+
+cdef int cross_arcs(ASOracleC* o, const int* stk, int lL, int t1, int t2, int b,
+                    int e) noexcept nogil:
+    """Known gold arcs between the stack words stk[t1..t2-1] and the words above them
+    (stk[t2..], the buffer b..e): the most the guard's split can cost (module docstring,
+    "Budget")."""
+    cdef int t, h, w, g = 0
+    for t in range(t2, lL):
+        o.mark[stk[t]] = 1
+    for t in range(t1, t2):
+        o.mark[stk[t]] = 2
+    for t in range(t1, t2):
+        h = o.head[stk[t]]
+        if h >= 1 and (o.mark[h] == 1 or b <= h <= e):
+            g += 1
+    for t in range(t2, lL):
+        h = o.head[stk[t]]
+        if h >= 1 and o.mark[h] == 2:
+            g += 1
+    for w in range(b, e + 1):
+        h = o.head[w]
+        if h >= 1 and o.mark[h] == 2:
+            g += 1
+    for t in range(t1, lL):
+        o.mark[stk[t]] = 0
+    return g
+
+
+cdef int as_F_paper(ASOracleC* o, const int* stk, int lL, int b, int e_buf) noexcept nogil:
+    """Future loss F(c) by [GSS14] Algorithm 1, corrected
+    (docs/specs/lr_spine_and_arc_standard.md §3.3, pseudocode §3.4), for the buffer
+    b..e_buf. Exact for complete projective gold."""
+    cdef int t, i, k, nR, N, p, a, e, h, x, y, v, span
+    cdef long size, idx
+    # 1) right stack of fragment roots (§3.2)
+    nR = paper_right_stack(o, stk, lL, b, e_buf)
     # 2) string-order sequence, pivot p = stack top
     N = lL + nR
     p = lL - 1
@@ -422,6 +633,7 @@ cdef int as_F_paper(ASOracleC* o, const int* stk, int lL, int b, int e_buf) noex
         if o.T == NULL:
             return AS_INF
     cdef int* T = o.T
+    o.cells += size
     for idx in range(size):
         T[idx] = AS_INF
     cdef int W = N - p
@@ -457,8 +669,14 @@ cdef int as_F_general(ASOracleC* o, const int* stk, int lL, int b, int e) noexce
     (docs/specs/lr_spine_and_arc_standard.md §3.6) of the configuration with buffer b..e (within
     one block, or empty), factored as follows.
 
-    U_i[p](h) = best tree over σL[1..i] (top first) and the buffer prefix B[0..p-1] with
-    root h (B[q] = node b + q). Its entries are kept as
+    The buffer is first cut into nodes B[0..M-1] (module docstring, "Buffer fragments"):
+    each largest complete projective gold subtree that lies in the buffer is one node,
+    rooted at its gold root; every other word is a node of its own. Segments start and
+    end at node boundaries only (P[j]: words before node j), segment roots are node roots
+    (Rt[j]); the Eisner charts stay those of words. B[q] below is node q's root word.
+
+    U_i[p](h) = best tree over σL[1..i] (top first) and the buffer nodes B[0..p-1] with
+    root h. Its entries are kept as
       S[p][k]  root σL[k] (k <= i);
       H[q]     root B[q]: the part of the tree left of B[q] inclusive (σL[1..i], B[0..q]);
                the part right of B[q] is any projective tree over B[q..p-1] headed by
@@ -469,25 +687,46 @@ cdef int as_F_general(ASOracleC* o, const int* stk, int lL, int b, int e) noexce
     Left expansion with x = σL[i+1]: h takes x (la), or x takes the root (ra).
     Right expansion: the root takes a segment root (via Ir / Cr), or a segment root B[q]
     takes the root (H[q] <- root value + δ + Cl(p, q)).
+    O(lL^2 M^2 + lL M^2 deg) for M buffer nodes (M <= m words).
     """
     cdef int m = e + 1 - b if e >= b else 0
     cdef int J = o.blk_of[b] if m > 0 else 0
     cdef int L = o.blk_e[J] - o.blk_a[J] + 1
     cdef int i, k, p, q, r, v, t, best, mu, mk, h, x, y, kk, sk, c_gen, c_unk, c_kid
+    cdef int jp, jq, jr, jh, w, M
+    cdef long cells = 0
     cdef int* S = o.S0
     cdef int* Sn = o.S1
     cdef int* H = o.H0
     cdef int* Hn = o.H1
     cdef int* tmp
     cdef int* Ir = o.Ir
+    cdef int* P = o.nP
+    cdef int* Rt = o.nRt
+    cdef int* nod = o.node_of
     # Cl(b + s, b + t) = Cl[s * L + t], the same for Cr (the block's charts from b on)
     cdef const int* Cl = NULL
     cdef const int* Cr = NULL
     if m > 0:
         Cl = o.Cl + o.blk_off[J] + <long>(b - o.blk_a[J]) * (L + 1)
         Cr = o.Cr + o.blk_off[J] + <long>(b - o.blk_a[J]) * (L + 1)
-    cdef int rowS = lL          # S[p * lL + k - 1]
-    cdef long need = <long>(m + 1) * lL
+    # buffer nodes: a fragment that ends past e (cannot happen inside a block) stays words
+    M = 0
+    w = b
+    while w <= e:
+        y = w
+        r = w
+        if o.contract and o.frag_end[w] <= e:
+            y = o.frag_end[w]
+            r = o.frag_root[w]
+        P[M] = w - b
+        Rt[M] = r - b
+        nod[r - b] = M
+        M += 1
+        w = y + 1
+    P[M] = m
+    cdef int rowS = lL          # S[j * lL + k - 1], j <= M
+    cdef long need = <long>(M + 1) * lL
     if need > o.S_cap:
         free(o.S0); free(o.S1); free(o.Ir)
         o.S0 = <int*>malloc(need * sizeof(int))
@@ -496,79 +735,87 @@ cdef int as_F_general(ASOracleC* o, const int* stk, int lL, int b, int e) noexce
         o.S_cap = need
         if not (o.S0 and o.S1 and o.Ir):
             o.S_cap = 0
+            for jq in range(M):
+                nod[Rt[jq]] = -1
             return AS_INF
     S = o.S0
     Sn = o.S1
     Ir = o.Ir
     for k in range(1, lL + 1):
         o.sidx[stk[lL - k]] = k
-    for t in range((m + 1) * rowS):
+    for t in range((M + 1) * rowS):
         S[t] = AS_INF
-    for q in range(m):
+    for q in range(M):
         H[q] = AS_INF
     # axiom: U_1[0](σL[1]) = 0 (docs/specs/lr_spine_and_arc_standard.md §6 P1: no past loss)
     S[0] = 0
     for i in range(1, lL + 1):
-        for t in range(m * rowS):
+        for t in range(M * rowS):
             Ir[t] = AS_INF
-        for p in range(m + 1):
+        for jp in range(M + 1):
+            p = P[jp]
+            cells += i * (M + 1) + M
             # S_i[p][k] from push computations attached to σL[k]
-            if p > 0:
+            if jp > 0:
                 for k in range(1, i + 1):
-                    best = S[p * rowS + k - 1]
-                    for r in range(p):
-                        v = Ir[r * rowS + k - 1]
+                    best = S[jp * rowS + k - 1]
+                    for jr in range(jp):
+                        v = Ir[jr * rowS + k - 1]
                         if v < AS_INF:
-                            v += Cr[r * L + p - 1]
+                            v += Cr[Rt[jr] * L + p - 1]
                             if v < best:
                                 best = v
-                    S[p * rowS + k - 1] = best
+                    S[jp * rowS + k - 1] = best
             # U_i[p] is final: its best root value, and over roots with unknown gold head
             mu = AS_INF
             mk = AS_INF
             for k in range(1, i + 1):
-                v = S[p * rowS + k - 1]
+                v = S[jp * rowS + k - 1]
                 if v < mu:
                     mu = v
                 if o.head[stk[lL - k]] == AS_UNKNOWN and v < mk:
                     mk = v
-            for q in range(p):
-                v = H[q]
+            for jq in range(jp):
+                v = H[jq]
                 if v < AS_INF:
-                    v += Cr[q * L + p - 1]
+                    v += Cr[Rt[jq] * L + p - 1]
                     if v < mu:
                         mu = v
-                    if o.head[b + q] == AS_UNKNOWN and v < mk:
+                    if o.head[b + Rt[jq]] == AS_UNKNOWN and v < mk:
                         mk = v
-            o.minU[p] = mu
-            o.minUnk[p] = mk
-            if mu >= AS_INF or p == m:
+            o.minU[jp] = mu
+            o.minUnk[jp] = mk
+            if mu >= AS_INF or jp == M:
                 continue
             # right expansion, the root σL[k] takes a segment root B[r] (r >= p)
             for k in range(1, i + 1):
-                v = S[p * rowS + k - 1]
+                v = S[jp * rowS + k - 1]
                 if v >= AS_INF:
                     continue
                 h = stk[lL - k]
-                for r in range(p, m):
+                for jr in range(jp, M):
+                    r = Rt[jr]
                     t = v + Cl[p * L + r] + dlt(o, h, b + r)
-                    if t < Ir[r * rowS + k - 1]:
-                        Ir[r * rowS + k - 1] = t
+                    if t < Ir[jr * rowS + k - 1]:
+                        Ir[jr * rowS + k - 1] = t
             # right expansion, a segment root B[q] (q >= p) takes the root
-            for q in range(p, m):
+            for jq in range(jp, M):
+                q = Rt[jq]
                 y = b + q
                 best = imin(mu + 1, mk)
                 for kk in range(o.kid_start[y], o.kid_start[y + 1]):
                     h = o.kids[kk]
                     sk = o.sidx[h]
                     if sk and sk <= i:
-                        best = imin(best, S[p * rowS + sk - 1])
-                    elif b <= h < b + p and H[h - b] < AS_INF:
-                        best = imin(best, H[h - b] + Cr[(h - b) * L + p - 1])
+                        best = imin(best, S[jp * rowS + sk - 1])
+                    elif b <= h < b + p:
+                        jh = nod[h - b]
+                        if jh >= 0 and H[jh] < AS_INF:
+                            best = imin(best, H[jh] + Cr[(h - b) * L + p - 1])
                 if best < AS_INF:
                     best += Cl[p * L + q]
-                    if best < H[q]:
-                        H[q] = best
+                    if best < H[jq]:
+                        H[jq] = best
         if i == lL:
             break
         # left expansion with x = σL[i+1]
@@ -576,39 +823,47 @@ cdef int as_F_general(ASOracleC* o, const int* stk, int lL, int b, int e) noexce
         c_gen, c_unk, c_kid = 1, 0, 0
         if x == 0:
             c_gen, c_unk, c_kid = o.rc_other, o.rc_unk, o.rc_root
-        for p in range(m + 1):
+        for jp in range(M + 1):
+            p = P[jp]
             for k in range(1, i + 1):
-                v = S[p * rowS + k - 1]
-                Sn[p * rowS + k - 1] = v + dlt(o, stk[lL - k], x) if v < AS_INF else AS_INF
+                v = S[jp * rowS + k - 1]
+                Sn[jp * rowS + k - 1] = v + dlt(o, stk[lL - k], x) if v < AS_INF else AS_INF
             for k in range(i + 2, lL + 1):
-                Sn[p * rowS + k - 1] = AS_INF
+                Sn[jp * rowS + k - 1] = AS_INF
             # ra: x takes the root of U_i[p]: δ = 1, 0 for an unknown head or a gold
             # arc; onto node 0, which ends the top tree, rc_other / rc_unk / rc_root
-            best = imin(o.minU[p] + c_gen, o.minUnk[p] + c_unk)
+            best = imin(o.minU[jp] + c_gen, o.minUnk[jp] + c_unk)
             for kk in range(o.kid_start[x], o.kid_start[x + 1]):
                 h = o.kids[kk]
                 sk = o.sidx[h]
                 if sk and sk <= i:
-                    best = imin(best, S[p * rowS + sk - 1] + c_kid)
-                elif b <= h < b + p and H[h - b] < AS_INF:
-                    best = imin(best, H[h - b] + Cr[(h - b) * L + p - 1] + c_kid)
-            Sn[p * rowS + i] = best if best < AS_INF else AS_INF
-        for q in range(m):
-            Hn[q] = H[q] + dlt(o, b + q, x) if H[q] < AS_INF else AS_INF
+                    best = imin(best, S[jp * rowS + sk - 1] + c_kid)
+                elif b <= h < b + p:
+                    jh = nod[h - b]
+                    if jh >= 0 and H[jh] < AS_INF:
+                        best = imin(best, H[jh] + Cr[(h - b) * L + p - 1] + c_kid)
+            Sn[jp * rowS + i] = best if best < AS_INF else AS_INF
+        for jq in range(M):
+            Hn[jq] = H[jq] + dlt(o, b + Rt[jq], x) if H[jq] < AS_INF else AS_INF
         tmp = S; S = Sn; Sn = tmp
         tmp = H; H = Hn; Hn = tmp
     for k in range(1, lL + 1):
         o.sidx[stk[lL - k]] = 0
-    v = S[m * rowS + lL - 1]       # root σL[lL] = node 0
+    for jq in range(M):
+        nod[Rt[jq]] = -1
+    o.cells += cells
+    v = S[M * rowS + lL - 1]       # root σL[lL] = node 0
     return v if v < AS_INF else AS_INF
 
 
 cdef void as_costs(ASOracleC* o, const int* stk, int lL, int b, const int* want,
                    int* val) noexcept nogil:
     """val[0], val[1], val[2] = δ(arc) + F(successor) of sh, la, ra
-    (docs/specs/lr_spine_and_arc_standard.md §3.5), all three minus the same constant (the F of
-    the blocks after b's block, module docstring), AS_INF where not wanted or not valid in the
-    spec's system (la needs s2 != 0)."""
+    (docs/specs/lr_spine_and_arc_standard.md §3.5), all three minus the same constant (the
+    F of the blocks after b's block, module docstring), AS_INF where not wanted or not valid in the spec's system (la needs s2 != 0).
+    o.slack[a]: 0 when val[a] is exact; else the guard made val[a] an upper bound at most
+    o.slack[a] above the exact value, and a sound cost of move a is
+    max(0, val[a] - o.slack[a] - min(val)) (as_move_costs)."""
     cdef int n = o.n
     cdef int d = lL - 1                 # stack words
     cdef int e = n                      # end of b's block: the DPs' buffer is b..e
@@ -618,6 +873,7 @@ cdef void as_costs(ASOracleC* o, const int* stk, int lL, int b, const int* want,
     cdef int* sub = o.sub
     val[0] = val[1] = val[2] = AS_INF
     o.last_path = 0
+    o.cells = 0
     if b <= n:
         e = o.blk_e[o.blk_of[b]]
     if e < n:
@@ -628,24 +884,48 @@ cdef void as_costs(ASOracleC* o, const int* stk, int lL, int b, const int* want,
             o.last_path |= AS_PATH_MIXED
     if d >= 2:
         s2 = stk[lL - 2]
+    o.slack[0] = o.slack[1] = o.slack[2] = 0
     if want[0] and b <= n:              # sh
         for t in range(lL):
             sub[t] = stk[t]
         sub[lL] = b
+        o.cur_slack = 0
         val[0] = as_F_cut(o, sub, lL + 1, b + 1, e)
+        o.slack[0] = o.cur_slack
     e2 = e
     if d >= 1 and b <= n and o.blk_of[b] != o.blk_of[s1] and (want[1] or want[2]):
         # b's block is untouched by la / ra: F = F(stack', nothing) + F([0], b..e)
         o.last_path |= AS_PATH_NEXT
-        fb = as_F_cut(o, &zero, 1, b, e)
+        fb = as_F_cut(o, &zero, 1, b, e)    # a stack of 0 alone: never guarded
         e2 = b - 1
     if want[1] and d >= 2:              # la: s1 -> s2, s2 leaves the stack
         for t in range(lL - 2):
             sub[t] = stk[t]
         sub[lL - 2] = s1
+        o.cur_slack = 0
         val[1] = dlt(o, s1, s2) + as_F_cut(o, sub, lL - 1, b, e2) + fb
+        o.slack[1] = o.cur_slack
     if want[2] and d >= 1:              # ra: s2 -> s1 (s2 = 0: ROOT), s1 leaves the stack
+        o.cur_slack = 0
         val[2] = dlt(o, s2, s1) + as_F_cut(o, stk, lL - 1, b, e2) + fb
+        o.slack[2] = o.cur_slack
+
+
+cdef void as_move_costs(const ASOracleC* o, const int* val, int* cost) noexcept nogil:
+    """Costs of sh, la, ra from as_costs' values: value minus the smallest value, exact
+    unless the guard tripped; then value - slack - smallest, at least 0, a lower bound on
+    the exact cost (the exact value lies in [val - slack, val], so the exact smallest is
+    at most min(val)). Every move of cost 0 in the exact costs has cost 0 here."""
+    cdef int i, best = AS_INF, c
+    for i in range(3):
+        if val[i] < best:
+            best = val[i]
+    for i in range(3):
+        if val[i] >= AS_INF:
+            cost[i] = AS_INF
+            continue
+        c = val[i] - o.slack[i] - best
+        cost[i] = c if c > 0 else 0
 
 
 cdef class ArcStandardOracle:
@@ -653,14 +933,20 @@ cdef class ArcStandardOracle:
 
     heads: token heads (a root points to itself, -1 or None = unknown);
     force_general: the §3.6 DP for every block; split=False: one block for the whole Doc
-    (the oracle before the block decomposition, for comparisons)."""
+    (the oracle before the block decomposition, for comparisons); contract=False: every
+    buffer word is a node of the §3.6 DP (the DP before "Buffer fragments"); budget > 0:
+    the guard's limit on the cells of one DP ("Budget"; 0 = exact everywhere)."""
 
-    def __init__(self, heads, force_general=False, split=True):
+    def __init__(self, heads, force_general=False, split=True, contract=True, budget=0):
         import numpy
         arr = numpy.asarray([(-1 if h is None else h) for h in heads], dtype=numpy.int32)
         cdef int32_t[::1] view = arr
-        if as_build(&self.c, &view[0], len(arr), force_general, split) < 0:
+        cdef int r = as_build(&self.c, &view[0], len(arr), force_general, split, contract)
+        if r == -2:
+            raise ValueError(f"gold head out of range for {len(arr)} words: {list(arr)}")
+        if r < 0:
             raise MemoryError()
+        self.c.budget = budget
 
     def __dealloc__(self):
         as_free(&self.c)
@@ -677,6 +963,17 @@ cdef class ArcStandardOracle:
                  "general" if self.c.blk_gen[J] else "paper") for J in range(self.c.nblk)]
 
     @property
+    def last_slack(self):
+        """{"sh", "la", "ra": slack} of the last costs() call (all 0 unless the guard
+        tripped with gold arcs across its split)."""
+        return {name: self.c.slack[i] for i, name in enumerate(("sh", "la", "ra"))}
+
+    @property
+    def last_cells(self):
+        """DP cells the last costs() call visited (its work, a count)."""
+        return self.c.cells
+
+    @property
     def last_path(self):
         """AS_PATH_* flags of the last costs() call."""
         return self.c.last_path
@@ -686,7 +983,13 @@ cdef class ArcStandardOracle:
         import numpy
         arr = numpy.asarray(stack, dtype=numpy.intc)
         cdef int[::1] v = arr
+        self.c.cur_slack = 0
         return as_F(&self.c, &v[0], len(arr), b)
+
+    @property
+    def last_future_slack(self):
+        """How far the last future() may lie above the exact F (0 unless guarded)."""
+        return self.c.cur_slack
 
     def costs(self, stack, int b):
         """{"sh", "la", "ra": cost} of the spec's moves valid in the configuration (node
@@ -700,6 +1003,7 @@ cdef class ArcStandardOracle:
         want[0] = b <= self.c.n
         want[1] = lL >= 3
         want[2] = lL >= 2
+        cdef int cost[3]
         as_costs(&self.c, &v[0], lL, b, want, val)
-        best = min(val[i] for i in range(3) if want[i])
-        return {name: val[i] - best for i, name in enumerate(("sh", "la", "ra")) if want[i]}
+        as_move_costs(&self.c, val, cost)
+        return {name: cost[i] for i, name in enumerate(("sh", "la", "ra")) if want[i]}
