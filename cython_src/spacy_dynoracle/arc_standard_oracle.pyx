@@ -860,7 +860,8 @@ cdef void as_costs(ASOracleC* o, const int* stk, int lL, int b, const int* want,
                    int* val) noexcept nogil:
     """val[0], val[1], val[2] = δ(arc) + F(successor) of sh, la, ra
     (docs/specs/lr_spine_and_arc_standard.md §3.5), all three minus the same constant (the
-    F of the blocks after b's block, module docstring), AS_INF where not wanted or not valid in the spec's system (la needs s2 != 0).
+    F of the blocks after b's block, module docstring), AS_INF where not wanted or not
+    valid in the spec's system (la needs s2 != 0).
     o.slack[a]: 0 when val[a] is exact; else the guard made val[a] an upper bound at most
     o.slack[a] above the exact value, and a sound cost of move a is
     max(0, val[a] - o.slack[a] - min(val)) (as_move_costs)."""
