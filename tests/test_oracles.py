@@ -411,6 +411,16 @@ def _move_of(class_name):
     return class_name.split("-")[0]
 
 
+def _labelled_walk(system, options, rng):
+    """A random labelled gold forest (one or more sentences, projective or not) and a
+    Simulator in a random reachable state for it, on or off the gold path."""
+    n = rng.randint(3, 8)
+    gold = random_forest(n, rng, rng.choice(["multi", "projective", "nonprojective"]))
+    labels = ["ROOT" if h == i else rng.choice(["a", "b"]) for i, h in enumerate(gold)]
+    sim = random_state(Simulator(system, n, labels=["a", "b"], **options), gold, rng, p_oracle=0.6)
+    return n, gold, labels, sim
+
+
 @pytest.mark.parametrize("system, options", TARGET_SYSTEMS)
 def test_static_target_keeps_the_static_oracles_move_where_it_is_optimal(system, options):
     """From random reachable states (on and off the gold path): with target="static" the
@@ -419,11 +429,7 @@ def test_static_target_keeps_the_static_oracles_move_where_it_is_optimal(system,
     rng = random.Random(13)
     narrowed = kept = 0
     for _ in range(150):
-        n = rng.randint(3, 8)
-        gold = random_forest(n, rng, rng.choice(["multi", "projective", "nonprojective"]))
-        labels = ["ROOT" if h == i else rng.choice(["a", "b"]) for i, h in enumerate(gold)]
-        plain = random_state(Simulator(system, n, labels=["a", "b"], **options), gold, rng,
-                             p_oracle=0.6)
+        n, gold, labels, plain = _labelled_walk(system, options, rng)
         if plain.is_final():
             continue
         static = Simulator(system, n, labels=["a", "b"], target="static", **options)
@@ -451,11 +457,7 @@ def test_model_best_target_trains_towards_one_zero_cost_class(system, options):
     nprng = numpy.random.default_rng(14)
     several = 0
     for _ in range(60):
-        n = rng.randint(3, 8)
-        gold = random_forest(n, rng, rng.choice(["multi", "projective", "nonprojective"]))
-        labels = ["ROOT" if h == i else rng.choice(["a", "b"]) for i, h in enumerate(gold)]
-        walk = random_state(Simulator(system, n, labels=["a", "b"], **options), gold, rng,
-                            p_oracle=0.6)
+        n, gold, labels, walk = _labelled_walk(system, options, rng)
         if walk.is_final():
             continue
         zero = {a for a, c in walk.costs(gold, labels).items() if c <= 0}
