@@ -42,14 +42,14 @@ def path_stats(nlp, egs, system, cut_path, oracle="dynamic"):
         gold = moves.init_gold(state, eg)
         heads, _ = eg.get_aligned_parse(projectivize=moves.projectivize)
         path = moves.get_oracle_sequence_from_state(state.copy(), gold)
+        ends = _sentence_ends(heads)
         for clas in path:
             stack = state.stack
             depths.append(len(stack))
-            # a gold sentence root on the stack below the top, with the buffer already in a
-            # later sentence: an open sentence the path carries along
+            # a gold sentence root on the stack, with the buffer already in a later
+            # sentence: an open sentence the path carries along
             b0 = state.B(0)
-            open_roots += any(heads[s] == s and b0 >= 0 and _sentence_end(heads, s) < b0
-                              for s in stack)
+            open_roots += any(s in ends and b0 >= 0 and ends[s] < b0 for s in stack)
             states += 1
             moves._sim_apply(state, clas)
     nlp.remove_pipe(f"p-{system}-{cut_path}")
@@ -58,20 +58,18 @@ def path_stats(nlp, egs, system, cut_path, oracle="dynamic"):
             "states_with_an_open_finished_sentence": round(100 * open_roots / states, 1)}
 
 
-def _sentence_end(heads, root):
-    """The last word of the gold sentence whose root is `root` (its subtree's right end)."""
-    end = root
-    changed = True
-    members = {root}
-    while changed:
-        changed = False
-        for d, h in enumerate(heads):
-            if h in members and d not in members:
-                members.add(d)
-                changed = True
-    for d in members:
-        end = max(end, d)
-    return end
+def _sentence_ends(heads):
+    """{gold root: the last word of its sentence}, once per Doc. A root points to itself;
+    words with an unknown head (None) belong to no sentence."""
+    ends = {}
+    for d in range(len(heads)):
+        root, seen = d, set()
+        while root is not None and heads[root] != root and root not in seen:
+            seen.add(root)
+            root = heads[root]
+        if root is not None and heads[root] == root:
+            ends[root] = max(ends.get(root, root), d)
+    return ends
 
 
 def main(argv=None):

@@ -392,7 +392,8 @@ cdef class DynOracleSystem(TransitionSystem):
         one it can, so the segment starts hold deep stacks of finished words and open
         sentences that no parser would build. With cut_path="static" the path takes the
         static oracle's move where one of its classes is optimal (its canonical path, which
-        is zero-cost wherever the static move is), else the first zero-cost class."""
+        is zero-cost wherever the static move is: static_target), else the first zero-cost
+        class."""
         if self.cfg.get("cut_path", "first") != "static" or self.use_static:
             return TransitionSystem.get_oracle_sequence_from_state(self, state, gold, _debug)
         cdef DynGold g = gold
@@ -400,21 +401,16 @@ cdef class DynOracleSystem(TransitionSystem):
         cdef Pool mem = Pool()
         cdef int* is_valid = <int*>mem.alloc(max(n, 1), sizeof(int))
         cdef weight_t* costs = <weight_t*>mem.alloc(max(n, 1), sizeof(weight_t))
-        cdef int i, m, choice
+        cdef int i, choice
         history = []
         while not state.is_final():
             self.set_costs(is_valid, costs, state.c, g)
-            m = self.static_move(state.c, &g.c)
+            static_target(self, is_valid, costs, state.c, &g.c)
             choice = -1
             for i in range(n):
-                if is_valid[i] and costs[i] <= 0 and self.c[i].move == m:
+                if is_valid[i] and costs[i] <= 0:
                     choice = i
                     break
-            if choice == -1:
-                for i in range(n):
-                    if is_valid[i] and costs[i] <= 0:
-                        choice = i
-                        break
             if choice == -1:
                 raise ValueError(f"{self.name}: no zero-cost move on the oracle path")
             history.append(choice)
@@ -548,19 +544,29 @@ cdef void eager_root_target(DynOracleSystem system, const int* is_valid, weight_
     Simulator's) are unchanged."""
     cdef int head[N_MOVES]
     cdef int child[N_MOVES]
-    cdef int i, w
-    cdef bint root_is_optimal = False
+    cdef int w
     system.move_arcs(st, head, child)
     w = child[ROOT]
     if w < 0 or w >= gold.length or gold.heads[w] != w:
         return
+    keep_only_move(system, is_valid, costs, ROOT)
+
+
+cdef void keep_only_move(DynOracleSystem system, const int* is_valid, weight_t* costs,
+                         int move) noexcept nogil:
+    """If a class of `move` costs 0, every other zero-cost class gets cost 1: `move` is the
+    one target (eager_root_target, static_target). Otherwise nothing changes, so the target
+    stays a non-empty subset of the optimal classes."""
+    cdef int i
+    cdef bint optimal = False
     for i in range(system.n_moves):
-        if system.c[i].move == ROOT and is_valid[i] and costs[i] <= 0:
-            root_is_optimal = True
-    if not root_is_optimal:
+        if system.c[i].move == move and is_valid[i] and costs[i] <= 0:
+            optimal = True
+            break
+    if not optimal:
         return
     for i in range(system.n_moves):
-        if system.c[i].move != ROOT and is_valid[i] and costs[i] <= 0:
+        if system.c[i].move != move and is_valid[i] and costs[i] <= 0:
             costs[i] = 1
 
 
@@ -609,20 +615,9 @@ cdef void static_target(DynOracleSystem system, const int* is_valid, weight_t* c
     spurious alternatives; the static oracle's preference picks one of them consistently,
     while off its path (exploration) every optimal move stays a target. Every system's
     static_move is defined in any state; where it is not optimal nothing is narrowed."""
-    cdef int i
     cdef int m = system.static_move(st, gold)
-    cdef bint optimal = False
-    if m < 0:
-        return
-    for i in range(system.n_moves):
-        if system.c[i].move == m and is_valid[i] and costs[i] <= 0:
-            optimal = True
-            break
-    if not optimal:
-        return
-    for i in range(system.n_moves):
-        if system.c[i].move != m and is_valid[i] and costs[i] <= 0:
-            costs[i] = 1
+    if m >= 0:
+        keep_only_move(system, is_valid, costs, m)
 
 
 cdef void best_zero_cost_target(int n, const int* is_valid, weight_t* costs,
