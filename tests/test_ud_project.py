@@ -119,6 +119,32 @@ def test_explicit_schedule_is_part_of_a_dynamic_runs_id():
     assert with_schedule(static, 2, 0.5).id == "swap-static-lazy"
 
 
+def test_settings_variant_reaches_both_parsers_in_their_own_folders(tmp_path):
+    """run_matrix --set KEY=VALUE --variant NAME: the override goes into every run's
+    `spacy train` command, spaCy's parser included, and the runs get ids (folders, report
+    rows) of their own; the schedule suffix stays before the variant name."""
+    import matrix
+    import run_matrix
+    from train_one import train_command, with_schedule
+
+    settings = run_matrix.parse_settings(["components.parser.model.extra_state_tokens=true"])
+    files = {"train": tmp_path / "x-ud-train.conllu", "dev": None, "test": None}
+    for run in (matrix.make_run("spacy"), matrix.make_run("arc_eager", "dynamic")):
+        varied = matrix.with_variant(run, "est")
+        assert varied.id == run.id + "+est" and varied.system == run.system
+        text = " ".join(train_command(varied, files, tmp_path / "out", settings=settings))
+        assert "--components.parser.model.extra_state_tokens true" in text
+    dyn = matrix.with_variant(matrix.make_run("swap", "dynamic"), "est")
+    assert with_schedule(with_schedule(dyn, 2, 0.5), 2, 0.5).id == "swap-dynamic-k2-p0.5+est"
+    with pytest.raises(SystemExit, match="--variant"):
+        run_matrix.main(["--treebanks", "UD_X", "--run", "spacy", "--dry-run",
+                         "--set", "components.parser.model.extra_state_tokens=true"])
+    with pytest.raises(SystemExit, match="KEY=VALUE"):
+        run_matrix.parse_settings(["extra_state_tokens"])
+    with pytest.raises(ValueError, match="variant"):
+        matrix.with_variant(dyn, "a b")
+
+
 def test_a_dynamic_run_that_would_never_explore_is_named(capsys):
     """Exploration starts at 0-based epoch k: 2 epochs with k = 2 never explore (the old
     English-EWT protocol), and the system's default schedule counts when no k is given."""

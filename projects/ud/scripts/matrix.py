@@ -72,6 +72,16 @@ def run_id(system: str, oracle: str, options: Dict[str, object]) -> str:
     return f"{run_base(system, options)}-{oracle}"
 
 
+def with_variant(run: Run, variant: str) -> Run:
+    """The run with '+variant' appended to its id: the same system and oracle trained with
+    other config settings (run_matrix --set/--variant) gets its own folder and report row."""
+    if not variant:
+        return run
+    if not variant.replace("_", "").replace("-", "").isalnum():
+        raise ValueError(f"variant {variant!r}: use letters, digits, '-' and '_' only")
+    return Run(f"{run.id}+{variant}", run.system, run.oracle, run.dynamic, dict(run.options))
+
+
 def make_run(system: str, oracle: Optional[str] = None, options=None) -> Run:
     """The Run of one (system, oracle, options); system "spacy" = the stock parser."""
     if system == "spacy":

@@ -16,7 +16,7 @@ import traceback
 from pathlib import Path
 
 from udproj import PROJECT, run_dir
-from matrix import all_runs, make_run
+from matrix import all_runs, make_run, with_variant
 
 
 def csv(value):
@@ -34,6 +34,18 @@ def parse_run(spec: str):
         raise SystemExit(f"--run {spec!r}: expected SYSTEM:ORACLE[:KEY=VALUE,...]")
     options = parse_options(parts[2].split(",")) if len(parts) > 2 and parts[2] else {}
     return make_run(parts[0], parts[1], options)
+
+
+def parse_settings(items):
+    """['a.b=1', ...] -> {'a.b': '1'}: values stay text, as `spacy train` parses its own overrides."""
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"--set {item!r}: expected KEY=VALUE, e.g. "
+                             "components.parser.model.extra_state_tokens=true")
+        out[key] = value
+    return out
 
 
 def main(argv=None):
@@ -55,6 +67,12 @@ def main(argv=None):
     ap.add_argument("--dev-limit", type=int, default=0, help="dev Examples for evaluations during training (0 = all)")
     ap.add_argument("--explore-after", type=int, default=None)
     ap.add_argument("--explore-prob", type=float, default=None)
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="settings",
+                    help="a spaCy config override for every run of this call, spaCy's parser included "
+                         "(repeatable), e.g. components.parser.model.extra_state_tokens=true; needs --variant")
+    ap.add_argument("--variant", default="",
+                    help="name of the --set settings, appended to each run id as '+NAME' so the runs "
+                         "get their own folders and report rows")
     ap.add_argument("--ud-root", default=None)
     ap.add_argument("--output", type=Path, default=PROJECT / "training")
     ap.add_argument("--dry-run", action="store_true", help="list the runs and stop")
@@ -68,6 +86,11 @@ def main(argv=None):
     from train_one import with_schedule
 
     runs = [with_schedule(r, args.explore_after, args.explore_prob) for r in runs]
+    settings = parse_settings(args.settings)
+    if bool(settings) != bool(args.variant):
+        raise SystemExit("--set and --variant go together: name the settings (--variant NAME) "
+                         "so their runs do not share folders with the default ones")
+    runs = [with_variant(r, args.variant) for r in runs]
     seeds = [int(s) for s in args.seeds.split(",")]
     jobs = [(tb, pipe, run, seed) for tb in csv(args.treebanks) for pipe in csv(args.pipelines)
             for seed in seeds for run in runs]
@@ -94,7 +117,8 @@ def main(argv=None):
                            ud_root=args.ud_root, epochs=args.epochs,
                            eval_frequency=args.eval_frequency, patience=args.patience,
                            limit=args.limit, dev_limit=args.dev_limit,
-                           explore_after=args.explore_after, explore_prob=args.explore_prob)
+                           explore_after=args.explore_after, explore_prob=args.explore_prob,
+                           settings=settings)
             evaluate_run(folder, args.ud_root)
             # test again with the gold sentence boundaries preset, as UDPipe 1 parses
             evaluate_run(folder, args.ud_root, gold_sents=True, splits=("test",))

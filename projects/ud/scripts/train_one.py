@@ -48,7 +48,7 @@ def has_xpos(path, max_lines=20000) -> bool:
 
 def train_command(run: Run, files, out: Path, *, pipeline="parser", seed=0, epochs=10,
                   eval_frequency=200, explore_after=None, explore_prob=None, limit=0,
-                  dev_limit=0, patience=0, extra=()):
+                  dev_limit=0, patience=0, settings=None, extra=()):
     dev, dev_select = dev_source(files)
     overrides = {
         "paths.train": files["train"], "paths.dev": dev,
@@ -62,6 +62,7 @@ def train_command(run: Run, files, out: Path, *, pipeline="parser", seed=0, epoc
         "training.logger.progress_bar": "null",
         "training.logger.output_file": out / "train_log.jsonl",
         **run.overrides(),
+        **(settings or {}),   # run_matrix --set: the same for every parser of a comparison
     }
     if pipeline == "tagger" and not has_xpos(files["train"]):
         # no XPOS to learn: the tagger has no labels, keep the morphologizer (UPOS + FEATS)
@@ -84,9 +85,10 @@ def with_schedule(run: Run, explore_after=None, explore_prob=None) -> Run:
         return run
     suffix = "".join(f"-{tag}{value}" for tag, value in (("k", explore_after), ("p", explore_prob))
                      if value is not None)
-    if not suffix or run.id.endswith(suffix):    # idempotent: run_matrix applies it too
+    base, plus, variant = run.id.partition("+")   # a --variant name stays last
+    if not suffix or base.endswith(suffix):    # idempotent: run_matrix applies it too
         return run
-    return dataclasses.replace(run, id=run.id + suffix)
+    return dataclasses.replace(run, id=base + suffix + plus + variant)
 
 
 def never_explores(run: Run, epochs: int, explore_after=None, explore_prob=None):
