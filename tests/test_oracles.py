@@ -479,11 +479,53 @@ def test_model_best_target_trains_towards_one_zero_cost_class(system, options):
     assert several > 0
 
 
+@pytest.mark.parametrize("system, options", [("attardi", {"degree": 2, "max_rho": 3}),
+                                             ("attardi", {"degree": 3, "max_rho": 4}),
+                                             ("arc_eager", {})])
+def test_bounded_costs_skip_leaves_bound_only_states_out_of_the_loss(system, options):
+    """bounded_costs="skip": step_batch gives no loss (a zero d_scores row) to a state whose
+    costs are only bounds (attardi's guard; max_rho small so that it trips often) and counts
+    it; every other state gets exactly the loss of "train", and the move taken is the same.
+    A system whose costs are always exact is unchanged."""
+    import numpy
+
+    rng = random.Random(16)
+    nprng = numpy.random.default_rng(16)
+    skipped = trained = 0
+    for _ in range(120):
+        n, gold, labels, walk = _labelled_walk(system, options, rng)
+        if walk.is_final():
+            continue
+        scores = nprng.normal(size=(1, walk.moves.n_moves)).astype("f")
+        rows, after, count = {}, {}, {}
+        for mode in ("train", "skip"):
+            sim = Simulator(system, n, labels=["a", "b"], bounded_costs=mode, **options)
+            sim.state = walk.state.copy()
+            d_scores = numpy.zeros_like(scores)
+            seen = numpy.zeros((sim.moves.n_moves,), dtype=numpy.uint8)
+            sim.moves.step_batch([sim.state], [sim._gold(gold, labels)], scores, d_scores,
+                                 numpy.zeros((1,), dtype=numpy.uint8), seen)
+            rows[mode], after[mode] = d_scores[0], sim.heads()
+            count[mode] = sim.moves.n_bounded_skipped
+            path = getattr(sim.moves, "last_oracle_path", None)
+        assert count["train"] == 0 and after["skip"] == after["train"]
+        if path == "guard":
+            assert count["skip"] == 1 and not rows["skip"].any() and rows["train"].any()
+            skipped += 1
+        else:
+            assert count["skip"] == 0 and numpy.array_equal(rows["skip"], rows["train"])
+            trained += 1
+    assert trained > 0
+    assert (skipped > 0) == (system == "attardi"), skipped
+
+
 def test_target_option_is_checked():
     with pytest.raises(ValueError, match="model_best"):
         Simulator("arc_hybrid", 3, target="best")
     with pytest.raises(ValueError, match="cut_path"):
         Simulator("arc_hybrid", 3, cut_path="lazy")
+    with pytest.raises(ValueError, match="'skip'"):
+        Simulator("attardi", 3, bounded_costs="drop")
 
 
 @pytest.mark.parametrize("system, options", TARGET_SYSTEMS)

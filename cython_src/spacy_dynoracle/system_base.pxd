@@ -118,3 +118,6 @@ cdef class DynOracleSystem(TransitionSystem):
     cdef int class_costs(self, int* is_valid, weight_t* costs, const StateC* st,
                          const GoldC* gold) noexcept nogil
     cdef int require_oracle_data(self, DynGold gold) except -1
+    # states whose training loss step_batch left out (bounded_costs="skip")
+    cdef public long n_bounded_skipped
+    cdef bint last_costs_bounded(self) noexcept

@@ -40,9 +40,16 @@ COMMON_OPTIONS = {
     # get_oracle_sequence_from_state): the first zero-cost class in class order, as spaCy
     # ("first"), or the static oracle's move where it is optimal ("static")
     "cut_path": "first",
+    # states whose costs are only bounds (an oracle's guard, e.g. attardi's, when the exact
+    # search would exceed its budget): trained on like any other ("train"), or left out of
+    # the loss ("skip"; the move is still taken, counted in n_bounded_skipped). Such bounds
+    # mark every move that may be optimal as a target, which says little (issue 19:
+    # exploring from a weak model, 41-47% of attardi's training states are such states)
+    "bounded_costs": "train",
 }
 TARGETS = ("all", "model_best", "static")
 CUT_PATHS = ("first", "static")
+BOUNDED_COSTS = ("train", "skip")
 BACKOFF_LABEL = "dep"
 
 cdef enum:             # indices into TARGETS
@@ -134,7 +141,8 @@ cdef class DynOracleSystem(TransitionSystem):
         for key, default in COMMON_OPTIONS.items():
             self.cfg[key] = bool(options.get(key, default)) if isinstance(default, bool) \
                 else options.get(key, default)
-        for key, choices in (("target", TARGETS), ("cut_path", CUT_PATHS)):
+        for key, choices in (("target", TARGETS), ("cut_path", CUT_PATHS),
+                             ("bounded_costs", BOUNDED_COSTS)):
             if self.cfg[key] not in choices:
                 raise ValueError(f"system option {key}={self.cfg[key]!r} is not one of "
                                  f"{list(choices)}")
@@ -332,6 +340,11 @@ cdef class DynOracleSystem(TransitionSystem):
             output[i] = valid[self.c[i].move]
         return 0
 
+    cdef bint last_costs_bounded(self) noexcept:
+        """Whether the last class_costs gave bounds only (a guard's sound fallback), not
+        exact costs. Systems whose oracle is exact in every state keep this False."""
+        return False
+
     cdef int class_costs(self, int* is_valid, weight_t* costs, const StateC* st,
                          const GoldC* gold) noexcept nogil:
         """Validity and normalised cost of every class; -1 if no class is valid."""
@@ -437,6 +450,8 @@ cdef class DynOracleSystem(TransitionSystem):
         cdef bint eager_root = self.cfg.get("eager_root", False)
         cdef bint close_sentences = self.cfg.get("close_sentences", False)
         cdef int target = TARGETS.index(self.cfg.get("target", "all"))
+        cdef bint skip_bounded = self.cfg.get("bounded_costs", "train") == "skip"
+        cdef bint trained
         for gold in golds:
             self.require_oracle_data(gold)
         for i in range(len(states)):
@@ -448,13 +463,18 @@ cdef class DynOracleSystem(TransitionSystem):
                             &gold.c)
             if target == TARGET_MODEL_BEST:
                 best_zero_cost_target(n, is_valid, costs, &scores[i, 0])
-            cpu_log_loss(&d_scores[i, 0], costs, is_valid, &scores[i, 0], n)
+            trained = not (skip_bounded and self.last_costs_bounded())
+            if trained:
+                cpu_log_loss(&d_scores[i, 0], costs, is_valid, &scores[i, 0], n)
+            else:
+                self.n_bounded_skipped += 1
             best = -1
             for j in range(n):
                 if not is_valid[j]:
                     continue
                 if costs[j] <= 0:
-                    seen[j] = 1
+                    if trained:
+                        seen[j] = 1
                 elif follow_oracle[i]:
                     continue
                 if best == -1 or scores[i, j] > scores[i, best]:
