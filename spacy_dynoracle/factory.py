@@ -10,9 +10,9 @@ from spacy.pipeline.dep_parser import DEFAULT_PARSER_MODEL
 from spacy.util import registry
 from thinc.api import Model
 
+from . import architectures  # noqa: F401  registers the models (also entry points, for configs read first)
+from .exact_decoding import check_exact_config  # registers the Doc/Token extensions too
 from .parser import DynOracleParser
-from . import spine_model  # noqa: F401  registers spacy_dynoracle.SpineParserModel.v1
-from . import exact_decoding  # noqa: F401  registers WindowParserModel.v1 + Doc/Token extensions
 
 
 # Component config keys that are options of some systems only (their class attribute
@@ -113,7 +113,7 @@ def make_dynoracle_parser(
     if decode not in ("greedy", "exact"):
         raise ValueError(f"decode must be 'greedy' or 'exact', not {decode!r}")
     if decode == "exact" or arc_marginals:
-        exact_decoding.check_exact_config(model, transition_system)
+        check_exact_config(model, transition_system)
     default_k, default_p = cls.default_schedule   # DynOracleSystem: (1, 0.9) unless overridden
     if explore_after_epochs is None:
         explore_after_epochs = default_k

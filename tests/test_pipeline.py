@@ -240,7 +240,7 @@ def test_entry_point_modules_import_nothing_compiled():
     code = (
         "import sys, spacy\n"
         "spacy.blank('en')\n"
-        "import spacy_dynoracle.factory, spacy_dynoracle.corpus\n"
+        "import spacy_dynoracle.factory, spacy_dynoracle.corpus, spacy_dynoracle.architectures\n"
         "bad = [m for m in sys.modules if m.startswith('spacy_dynoracle.') and "
         "getattr(sys.modules[m], '__file__', '').endswith('.so')]\n"
         "print(bad)\n"

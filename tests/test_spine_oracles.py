@@ -445,7 +445,7 @@ def test_arc_standard_trains_on_raw_nonprojective_trees():
     assert lifted.get_pipe("dynoracle_parser").moves.projectivize is True
 
 
-# ---- spine-aware features (spine_model.py, spine_features.pyx) --------------------------
+# ---- spine-aware features (architectures.py, spine_features.pyx) -------------------------
 class _FakeStep:
     """Enough of a ParserStepModel for spaCy's own get_token_ids (set_context_tokens)."""
     class state2vec:
