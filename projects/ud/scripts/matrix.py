@@ -15,6 +15,8 @@ import warnings
 from dataclasses import asdict, dataclass, field
 from typing import Dict, List, Optional
 
+from spacy_dynoracle.options import option_text
+
 #: option values tried for every system that declares the option in `cls.options`
 #: (other options keep the system's default)
 OPTION_GRID = {"degree": (2, 3)}
@@ -65,7 +67,7 @@ class Run:
 
 def run_base(system: str, options: Dict[str, object]) -> str:
     """The run id without its oracle: runs that share it differ only in how they train."""
-    return system + "".join(f"-{k}{v}" for k, v in sorted(options.items()))
+    return system + "".join(f"-{k}{option_text(v)}" for k, v in sorted(options.items()))
 
 
 def run_id(system: str, oracle: str, options: Dict[str, object]) -> str:

@@ -25,7 +25,7 @@ def csv(value):
 
 def parse_run(spec: str):
     """'system:oracle[:key=value,...]' (or 'spacy') -> the matrix Run."""
-    from train_one import parse_options
+    from spacy_dynoracle.options import parse_options
 
     parts = spec.split(":")
     if parts[0] == "spacy":
