@@ -1,6 +1,7 @@
 """Helpers shared by the benchmarks: locate UD data, train a config quickly."""
 from pathlib import Path
 
+from spacy_dynoracle.options import parser_option_key
 from spacy_dynoracle.options import ud_root as find_ud_root
 
 REPO = Path(__file__).resolve().parents[1]
@@ -104,18 +105,12 @@ def build_nlp(config_name, train_path, overrides=None, seed=0, limit=200):
     return nlp
 
 
-# system options the dynoracle_parser factory takes itself; any other system option goes
-# to its `system_options` table (e.g. attardi's max_rho, exact_costs)
-FACTORY_SYSTEM_OPTIONS = ("degree", "max_k", "projectivize")
-
-
 def system_overrides(name, oracle, **options):
     """Config overrides selecting system `name` with `oracle` and `options` (parsed values,
-    e.g. from spacy_dynoracle.options.parse_options)."""
+    e.g. from parse_options): the system's own options go to its system_options."""
     out = {"components.parser.transition_system": name, "components.parser.oracle": oracle}
     for k, v in options.items():
-        table = "components.parser" if k in FACTORY_SYSTEM_OPTIONS else "components.parser.system_options"
-        out[f"{table}.{k}"] = v
+        out[parser_option_key(name, k)] = v
     return out
 
 

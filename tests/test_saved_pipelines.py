@@ -30,10 +30,14 @@ def test_every_saved_pipeline_has_its_expected_parses():
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_saved_pipeline_loads_and_parses_identically(name):
-    with warnings.catch_warnings():
-        # pipelines saved before system_options held degree / max_k say so when loaded
-        warnings.simplefilter("ignore", DeprecationWarning)
+    config = spacy.util.load_config(SAVED / name / "config.cfg", interpolate=False)
+    old_keys = {"degree", "max_k"} & set(config["components"]["dynoracle_parser"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         nlp = spacy.load(SAVED / name)
+    # pipelines saved while degree / max_k were component keys load with a deprecation warning
+    assert {key for key in old_keys if any(f"component key {key} = " in str(w.message)
+                                           for w in caught if w.category is FutureWarning)} == old_keys
     got = maker().parses(nlp)
     expected = EXPECTED[name]
     assert len(got) == len(expected)

@@ -62,7 +62,7 @@ def test_matrix_enumerates_registry(monkeypatch):
     assert [r.dynamic for r in runs[:3]] == [True, False, True]
     assert runs[0].overrides() == {"components.parser.transition_system": "fake_system",
                                    "components.parser.oracle": "dynamic",
-                                   "components.parser.degree": 2}
+                                   "components.parser.system_options.degree": 2}
     assert runs[-1].config("tagger") == "spacy_parser_tagger.cfg"
     assert runs[0].config("parser") == "dynoracle.cfg"
     with pytest.raises(ImportError):
@@ -417,5 +417,5 @@ def test_run_options_keep_their_ids_and_reach_the_command_line_as_given(tmp_path
     assert run.id == "attardi-degree3-system_options.prunefalse-dynamic"
     files = {"train": tmp_path / "x-ud-train.conllu", "dev": None, "test": None}
     text = " ".join(train_command(run, files, tmp_path / "out"))
-    assert "--components.parser.degree 3" in text
+    assert "--components.parser.system_options.degree 3" in text
     assert "--components.parser.system_options.prune false" in text
