@@ -6,12 +6,11 @@ refactoring: load (its config.cfg, registered architecture names, cfg and moves)
 identically. Regenerate only on purpose (a deliberate change of parses or of the saved
 format), with the commit that made them recorded in saved_pipelines/made_by.json:
 
-    PYTHONPATH=. python3 tests/data/make_saved_pipelines.py
+    PYTHONPATH=<checkout of the version to pin> python3 tests/data/make_saved_pipelines.py
 
 Each pipeline is a few tens of KB: widths of 8, a hash embedding of 64 rows.
 """
 import json
-import random
 import shutil
 import subprocess
 import sys
@@ -20,10 +19,13 @@ from pathlib import Path
 import spacy
 from spacy.tokens import Doc
 
+import spacy_dynoracle
+
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "saved_pipelines"
 sys.path.insert(0, str(HERE.parent))            # tests/: synthetic.py
 from synthetic import make_examples  # noqa: E402
+from test_pipeline import train as train_pipeline  # noqa: E402
 
 TOK2VEC = {"@architectures": "spacy.HashEmbedCNN.v2", "pretrained_vectors": None, "width": 8,
            "depth": 1, "embed_size": 64, "window_size": 1, "maxout_pieces": 2,
@@ -79,19 +81,11 @@ def parses(nlp):
     return out
 
 
-def train(config, kind, seed=0, epochs=4):
-    random.seed(seed)
-    spacy.util.fix_random_seed(seed)
+def train(config, kind, seed=0):
     nlp = spacy.blank("xx")
     nlp.add_pipe("dynoracle_parser", config={"min_action_freq": 1, **config})
     examples = make_examples(nlp.vocab, 24, seed=seed, kind=kind, sents_per_doc=2)
-    nlp.initialize(lambda: examples)
-    parser = nlp.get_pipe("dynoracle_parser")
-    for epoch in range(epochs):
-        parser.epoch = epoch
-        random.shuffle(examples)
-        for i in range(0, len(examples), 8):
-            nlp.update(examples[i:i + 8], drop=0.0)
+    train_pipeline(nlp, examples, epochs=4, seed=seed, batch=8)
     return nlp
 
 
@@ -99,8 +93,9 @@ def main():
     if OUT.exists():
         shutil.rmtree(OUT)
     OUT.mkdir(parents=True)
-    commit = subprocess.run(["git", "-C", str(HERE), "rev-parse", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()
+    # the commit of the code that trains and saves them (PYTHONPATH may name another checkout)
+    commit = subprocess.run(["git", "-C", str(Path(spacy_dynoracle.__file__).parent), "rev-parse", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
     expected = {}
     for name, (config, kind) in PIPELINES.items():
         nlp = train(config, kind)
