@@ -1,14 +1,16 @@
 """Helpers shared by the benchmarks: locate UD data, train a config quickly."""
-import os
 from pathlib import Path
+
+from spacy_dynoracle.options import parser_option_key
+from spacy_dynoracle.options import ud_root as find_ud_root
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIGS = REPO / "configs"
 
 
 def ud_root() -> Path:
-    """UD_ROOT, else ../shared/ud beside the repo."""
-    root = Path(os.environ.get("UD_ROOT", REPO.parent / "shared" / "ud"))
+    """UD_ROOT, else ../shared/ud beside the repo; stops the benchmark if it is missing."""
+    root = find_ud_root()
     if not root.is_dir():
         raise SystemExit(f"UD treebanks not found at {root}: set UD_ROOT")
     return root
@@ -103,28 +105,12 @@ def build_nlp(config_name, train_path, overrides=None, seed=0, limit=200):
     return nlp
 
 
-# system options the dynoracle_parser factory takes itself; any other system option goes
-# to its `system_options` table (e.g. attardi's max_rho, exact_costs)
-FACTORY_SYSTEM_OPTIONS = ("degree", "max_k", "projectivize")
-
-
-def parse_option_value(v):
-    """A KEY=VALUE string from the command line: int, float, true/false/none, else str."""
-    if not isinstance(v, str):
-        return v
-    for conv in (int, float):
-        try:
-            return conv(v)
-        except ValueError:
-            pass
-    return {"true": True, "false": False, "none": None}.get(v.lower(), v)
-
-
 def system_overrides(name, oracle, **options):
+    """Config overrides selecting system `name` with `oracle` and `options` (parsed values,
+    e.g. from parse_options): the system's own options go to its system_options."""
     out = {"components.parser.transition_system": name, "components.parser.oracle": oracle}
     for k, v in options.items():
-        table = "components.parser" if k in FACTORY_SYSTEM_OPTIONS else "components.parser.system_options"
-        out[f"{table}.{k}"] = parse_option_value(v)
+        out[parser_option_key(name, k)] = v
     return out
 
 

@@ -34,8 +34,9 @@ from pathlib import Path
 
 import numpy
 
-from common import (build_nlp, csv_list, load_examples, parse_option_value, registered_systems,
-                    system_overrides, treebank_files)
+from common import (build_nlp, csv_list, load_examples, registered_systems, system_overrides,
+                    treebank_files)
+from spacy_dynoracle.options import parse_options
 
 TREEBANKS = "UD_Hungarian-Szeged"
 
@@ -178,7 +179,7 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
-    options = {k: parse_option_value(v) for k, v in (kv.split("=", 1) for kv in args.option)}
+    options = parse_options(args.option)
     only_oracles = csv_list(args.oracles)
     print(f"Docs of {args.n_sents} sentences"
           + (f" holding one of >= {args.min_sent_len} words" if args.min_sent_len else "")

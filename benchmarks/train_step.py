@@ -17,6 +17,7 @@ from pathlib import Path
 
 from common import (build_nlp, csv_list, load_examples, registered_systems, summary,
                     system_overrides, treebank_files)
+from spacy_dynoracle.options import parse_options
 
 
 def time_updates(nlp, batches, sgd):
@@ -48,7 +49,7 @@ def main():
     train, _ = treebank_files(args.treebank)
     n_docs = args.batches * args.batch_docs
     pipes = {("spacy", "stock"): build_nlp("spacy_parser.cfg", train)}
-    options = dict(kv.split("=", 1) for kv in args.option)
+    options = parse_options(args.option)
     only = csv_list(args.oracles)
     for name, cls in registered_systems(csv_list(args.systems)):
         opts = {k: v for k, v in options.items() if k in getattr(cls, "options", {})}

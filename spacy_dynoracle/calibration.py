@@ -22,7 +22,7 @@ from typing import Dict, Iterable, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import exact_decoding  # noqa: F401  registers doc._.dynoracle_arc_marginals
+from .parser import arc_marginals_parser  # its exact_decoding registers doc._.dynoracle_arc_marginals
 
 
 def reliability(confidences: Sequence[float], correct: Sequence[bool], n_bins: int = 10) -> dict:
@@ -132,7 +132,7 @@ def evaluate_with_calibration(
     from .corpus import read_sentences
     from .evaluate import evaluate_docs
 
-    parser = exact_decoding.arc_marginals_parser(nlp, enable=False)
+    parser = arc_marginals_parser(nlp, enable=False)
     saved = {key: parser.cfg.get(key) for key in ("arc_marginals", "decode")}
     if decode is not None and decode not in ("greedy", "exact"):
         raise ValueError(f"decode must be 'greedy' or 'exact', not {decode!r}")

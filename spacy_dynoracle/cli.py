@@ -431,7 +431,8 @@ def render_command(
     else:
         nlp = _load(source)
         if uncertain is not None:
-            from .exact_decoding import arc_marginals_parser, uncertain_arcs_displacy
+            from .exact_decoding import uncertain_arcs_displacy
+            from .parser import arc_marginals_parser
 
             try:
                 arc_marginals_parser(nlp)     # switches the marginals on for this run

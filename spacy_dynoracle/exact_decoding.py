@@ -1,12 +1,11 @@
 """Exact decoding and arc marginals for `dynoracle_parser` with a window model
 (issue 8 items 2-3; spec docs/specs/dp_tabulation.md §5, §7). Docs: docs/tabulation.md.
 
-* `spacy_dynoracle.WindowParserModel.v1`: spaCy's parser model (tok2vec -> precomputable
-  lower layer -> maxout -> upper) whose state features are only (b0, s0): spaCy's
-  `StateC.set_context_tokens(ids, 2)`. Every move's score is then a function of the window
-  (s0, b0), which the O(n^3) charts of arc_hybrid, arc_eager and arc_standard read exactly
-  (docs/specs/dp_tabulation.md §5.3: buffer and stack-top positions are free). It trains like any
-  parser model (greedy, with the dynamic oracle).
+* The model is `spacy_dynoracle.WindowParserModel.v1` (architectures.py): spaCy's parser
+  model whose state features are only (b0, s0). Every move's score is then a function of the
+  window (s0, b0), which the O(n^3) charts of arc_hybrid, arc_eager and arc_standard read
+  exactly (docs/specs/dp_tabulation.md §5.3: buffer and stack-top positions are free). It
+  trains like any parser model (greedy, with the dynamic oracle).
 * `window_class_scores(parser, doc)`: the scores of every class in every window (s0, b0),
   from the per-token precomputed lower-layer vectors in batched matrix calls
   (docs/specs/dp_tabulation.md §7 step 2).
@@ -16,7 +15,7 @@
   `doc._.dynoracle_arc_marginals` (n x n array, [child, head], a root is its own head) and
   `token._.dynoracle_head_probs` (the top heads [(head index, probability), ...]).
 
-Importing this module (the factory does) registers the architecture and the extensions.
+Importing this module (the factory does) registers the Doc and Token extensions.
 In a pipeline: `dynoracle_parser` with `decode = "exact"` (Parser.predict returns
 `exact_states`) and/or `arc_marginals = true` (set_annotations adds the marginals).
 """
@@ -24,33 +23,9 @@ from typing import List, Optional
 
 import numpy as np
 from spacy.tokens import Doc, Token
-from spacy.util import registry
-from thinc.api import Linear, Model, chain, list2array, use_ops
 
-WINDOW_FEATURES = 2          # StateC.set_context_tokens(ids, 2): ids = (B0, S0)
-
-
-@registry.architectures("spacy_dynoracle.WindowParserModel.v1")
-def build_window_parser_model(tok2vec: Model, hidden_width: int = 64, maxout_pieces: int = 2,
-                              use_upper: bool = True, nO: Optional[int] = None) -> Model:
-    """spaCy's build_tb_parser_model with the state features restricted to (b0, s0)."""
-    from spacy.ml.models.parser import _define_lower, _define_upper, resize_output
-    from spacy.ml.tb_framework import TransitionModel
-
-    if maxout_pieces < 2:
-        # spaCy's C predictor (maxout over pieces) and its Python one (relu when nP == 1)
-        # differ for one piece; window scores follow the C predictor, so require maxout.
-        raise ValueError("WindowParserModel needs maxout_pieces >= 2")
-    t2v_width = tok2vec.get_dim("nO") if tok2vec.has_dim("nO") else None
-    tok2vec = chain(tok2vec, list2array(), Linear(hidden_width, t2v_width))
-    tok2vec.set_dim("nO", hidden_width)
-    lower = _define_lower(nO=hidden_width if use_upper else nO, nF=WINDOW_FEATURES,
-                          nI=tok2vec.get_dim("nO"), nP=maxout_pieces)
-    upper = None
-    if use_upper:
-        with use_ops("cpu"):
-            upper = _define_upper(nO=nO, nI=None)
-    return TransitionModel(tok2vec, lower, upper, resize_output)
+from . import load_compiled
+from .architectures import WINDOW_FEATURES, n_state_tokens
 
 
 def check_exact_config(model, system):
@@ -58,46 +33,20 @@ def check_exact_config(model, system):
     if system not in SUPPORTED_SYSTEMS:
         raise ValueError(f"exact decoding and arc marginals support {SUPPORTED_SYSTEMS}, "
                          f"not {system!r}")
-    if not model.has_ref("lower") or model.get_ref("lower").maybe_get_dim("nF") != WINDOW_FEATURES:
+    if n_state_tokens(model) != WINDOW_FEATURES:
         raise ValueError("decode='exact' and arc_marginals need a window model: set "
                          "[components.parser.model] @architectures = "
                          "\"spacy_dynoracle.WindowParserModel.v1\" "
                          "(docs/specs/dp_tabulation.md §5.3)")
 
 
-def arc_marginals_parser(nlp, enable: bool = True):
-    """The pipeline's dynoracle_parser that can give arc marginals (a window model and a
-    system with a chart), with `arc_marginals` switched on in its cfg if `enable` (the
-    marginals are a function of the trained model alone, so a window-model pipeline trained
-    with arc_marginals = false gives them too). ValueError saying why otherwise."""
-    from .parser import DynOracleParser
-
-    parsers = [(name, pipe) for name, pipe in nlp.pipeline if isinstance(pipe, DynOracleParser)]
-    if not parsers:
-        raise ValueError(
-            "this pipeline has no arc marginals: they need a dynoracle_parser with the window "
-            "model (spacy_dynoracle.WindowParserModel.v1) and arc_marginals = true "
-            f"(pipeline: {', '.join(nlp.pipe_names) or 'empty'}; see docs/tabulation.md)")
-    errors = []
-    for name, parser in parsers:
-        try:
-            check_exact_config(parser.model, parser.cfg.get("transition_system", "arc_hybrid"))
-        except ValueError as e:
-            errors.append(f"{name}: {e}")
-            continue
-        if enable:
-            parser.cfg["arc_marginals"] = True
-        return parser
-    raise ValueError("this pipeline has no arc marginals: " + "; ".join(errors))
-
-
 def _check_window_model(parser):
-    lower = parser.model.get_ref("lower")
-    if lower.get_dim("nF") != WINDOW_FEATURES:
+    n = n_state_tokens(parser.model)
+    if n != WINDOW_FEATURES:
         raise ValueError(
             f"exact decoding needs a window model (spacy_dynoracle.WindowParserModel.v1, "
             f"{WINDOW_FEATURES} state features); this parser's model reads "
-            f"{lower.get_dim('nF')} state tokens (children, deeper stack), which the "
+            f"{n} state tokens (children, deeper stack), which the "
             "tabulation cannot score exactly (docs/specs/dp_tabulation.md §5.3)")
 
 
@@ -165,9 +114,7 @@ def window_class_scores_batch(parser, docs: List[Doc]) -> list:
 
 
 def _class_moves(parser):
-    base_names = __import__("spacy_dynoracle", fromlist=["load_compiled"]).load_compiled(
-        "system_base")
-    codes = base_names.MOVE_CODES
+    codes = load_compiled("system_base").MOVE_CODES
     moves = np.empty(parser.moves.n_moves, dtype=np.intp)
     for i in range(parser.moves.n_moves):
         code = parser.moves.get_class_name(i).partition("-")[0]
@@ -371,8 +318,6 @@ def _tables(system, ms, n):
 
 
 def _kernels(system):
-    from . import load_compiled
-
     tab = load_compiled("tabulation")
     return {"arc_hybrid": (tab.hybrid_viterbi, tab.hybrid_inside_outside),
             "arc_eager": (tab.eager_viterbi, tab.eager_inside_outside),

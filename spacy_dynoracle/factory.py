@@ -3,6 +3,7 @@
 Imports nothing compiled at module level (see __init__.py): the transition system is
 loaded when a component is created, after the spaCy version check.
 """
+import warnings
 from typing import Any, Callable, Dict, Optional
 
 from spacy.language import Language
@@ -10,14 +11,15 @@ from spacy.pipeline.dep_parser import DEFAULT_PARSER_MODEL
 from spacy.util import registry
 from thinc.api import Model
 
+from . import architectures  # noqa: F401  registers the models (also entry points, for configs read first)
+from .exact_decoding import check_exact_config  # registers the Doc/Token extensions too
 from .parser import DynOracleParser
-from . import spine_model  # noqa: F401  registers spacy_dynoracle.SpineParserModel.v1
-from . import exact_decoding  # noqa: F401  registers WindowParserModel.v1 + Doc/Token extensions
 
 
-# Component config keys that are options of some systems only (their class attribute
-# `options`); other systems accept them at this default, for configs that set them for all.
-SYSTEM_KEYS = {"degree": 2, "max_k": 2}
+# System options that configs used to set as keys of the component, for every system, at
+# these values (the default of the systems that have them). Such configs, and the pipelines
+# saved with them, still load: the key moves into system_options, with a FutureWarning.
+DEPRECATED_SYSTEM_KEYS = {"degree": 2, "max_k": 2}
 
 
 @Language.factory(
@@ -30,7 +32,6 @@ SYSTEM_KEYS = {"degree": 2, "max_k": 2}
         "explore_after_epochs": None,
         "explore_prob": None,
         "projectivize": None,
-        **SYSTEM_KEYS,
         "system_options": {},
         "update_with_oracle_cut_size": 100,
         "min_action_freq": 30,
@@ -60,8 +61,6 @@ def make_dynoracle_parser(
     explore_after_epochs: Optional[int],
     explore_prob: Optional[float],
     projectivize: Optional[bool],
-    degree: int,
-    max_k: int,
     system_options: Dict[str, Any],
     update_with_oracle_cut_size: int,
     min_action_freq: int,
@@ -72,6 +71,8 @@ def make_dynoracle_parser(
     scorer: Optional[Callable],
     decode: str = "greedy",
     arc_marginals: bool = False,
+    degree: Optional[int] = None,
+    max_k: Optional[int] = None,
 ):
     """A dependency parser with a selectable transition system and oracle.
 
@@ -90,13 +91,10 @@ def make_dynoracle_parser(
         deprojectivize the output. None = the system's default: True for projective
         systems unless the oracle takes non-projective gold as it is (arc_hybrid and
         arc_eager "dynamic" / "goldberg-nivre"), False for non-projective systems.
-    degree (int): options of systems that have one (attardi: 2 or 3); the other systems
-        accept only the default 2.
-    max_k (int): lr_spine's cap on spine depth (LEFT_k/RIGHT_k for k <= max_k, 1..3); the
-        other systems accept only the default 2.
-    system_options (Dict[str, Any]): the system's other options (its class attribute
-        `options`, documented in docs/systems/<system>.md), e.g. attardi's `uncovered` or
-        swap's `exact_live`, and `eager_root` / `close_sentences` of every system
+    system_options (Dict[str, Any]): the system's options (its class attribute `options`,
+        documented in docs/systems/<system>.md), e.g. attardi's `degree` (2 or 3) and
+        `uncovered`, lr_spine's `max_k` (its cap on spine depth, 1..3), swap's
+        `exact_live`, and `eager_root` / `close_sentences` of every system
         (docs/conventions.md, "Training targets at sentence boundaries"); an option the
         system does not have is an error naming the system's options. Stored in the
         pipeline's config, so a saved pipeline keeps them.
@@ -105,6 +103,9 @@ def make_dynoracle_parser(
         arc_hybrid, arc_eager or arc_standard.
     arc_marginals (bool): store arc marginals on the Doc (doc._.dynoracle_arc_marginals,
         token._.dynoracle_head_probs); same model requirements.
+    degree, max_k (Optional[int]): deprecated, null: set them in system_options. Configs
+        written before had them here for every system (at 2 where the system has no such
+        option); they still load, with a FutureWarning.
     The other settings are those of spaCy's `parser`.
     """
     from . import get_system_class  # version check, then the compiled module
@@ -113,7 +114,7 @@ def make_dynoracle_parser(
     if decode not in ("greedy", "exact"):
         raise ValueError(f"decode must be 'greedy' or 'exact', not {decode!r}")
     if decode == "exact" or arc_marginals:
-        exact_decoding.check_exact_config(model, transition_system)
+        check_exact_config(model, transition_system)
     default_k, default_p = cls.default_schedule   # DynOracleSystem: (1, 0.9) unless overridden
     if explore_after_epochs is None:
         explore_after_epochs = default_k
@@ -121,13 +122,10 @@ def make_dynoracle_parser(
         explore_prob = default_p
     check_settings(transition_system, cls, explore_after_epochs=explore_after_epochs,
                    explore_prob=explore_prob, beam_width=beam_width, beam_density=beam_density,
-                   beam_update_prob=beam_update_prob, degree=degree, max_k=max_k)
-    options = {key: value for key, value in {"degree": degree, "max_k": max_k}.items()
-               if key in cls.options}
-    for key in SYSTEM_KEYS:
-        if key in (system_options or {}):
-            raise ValueError(f"set {key!r} as the component's own config key, not in system_options")
-    options.update(system_options or {})
+                   beam_update_prob=beam_update_prob)
+    options = dict(system_options or {})
+    options.update(deprecated_system_keys(name, transition_system, cls, options, degree=degree,
+                                          max_k=max_k))
     # Build the system here rather than through `moves`: it shares nlp.vocab.strings, and
     # Parser.cfg stays JSON-serialisable (docs/specs/spacy_integration.md §5).
     moves = cls(nlp.vocab.strings, projectivize=projectivize, oracle=oracle, **options)
@@ -157,7 +155,7 @@ def make_dynoracle_parser(
 
 
 def check_settings(transition_system: str, cls, *, explore_after_epochs: int, explore_prob: float,
-                   beam_width: int, beam_density: float, beam_update_prob: float, **system_keys) -> None:
+                   beam_width: int, beam_density: float, beam_update_prob: float) -> None:
     """Refuse bad settings when the component is created, naming the value and the valid
     ones (the system checks the values of its own options, e.g. attardi's degree)."""
     def fail(name, value, valid):
@@ -173,13 +171,39 @@ def check_settings(transition_system: str, cls, *, explore_after_epochs: int, ex
                                                           if name == "explore_prob" else ""))
     if isinstance(beam_width, bool) or not isinstance(beam_width, int) or beam_width < 1:
         fail("beam_width", beam_width, "use an integer >= 1 (1 = greedy; >= 2 = beam search)")
-    for key, value in system_keys.items():
-        if key not in cls.options and value != SYSTEM_KEYS[key]:
-            from . import SYSTEMS, get_system_class
 
+
+def deprecated_system_keys(component: str, transition_system: str, cls,
+                           system_options: Dict[str, Any], **keys: Optional[int]) -> Dict[str, Any]:
+    """The system options given as deprecated component keys (DEPRECATED_SYSTEM_KEYS; None
+    = not given), warning that they belong in system_options. A key the system does not
+    have is dropped at the value every system used to accept, and refused at any other."""
+    from . import SYSTEMS, get_system_class
+
+    moved = {}
+    for key, value in keys.items():
+        if value is None:
+            continue
+        if key in system_options:
+            raise ValueError(f"dynoracle_parser: {key!r} is set twice, as a component key ({value!r}) "
+                             f"and in system_options ({system_options[key]!r}); keep the one in "
+                             "system_options")
+        if key in cls.options:
+            moved[key] = value
+        elif value != DEPRECATED_SYSTEM_KEYS[key]:
             having = [name for name in SYSTEMS if key in get_system_class(name).options]
-            fail(key, value, f"transition_system {transition_system!r} has no {key!r} option (only "
-                 f"{', '.join(having)}); leave it at its default {SYSTEM_KEYS[key]} or remove it")
+            raise ValueError(
+                f"dynoracle_parser: {key}={value!r} is invalid; transition_system {transition_system!r} "
+                f"has no {key!r} option (only {', '.join(having)}); remove it")
+        # FutureWarning, not DeprecationWarning: Python hides the latter outside __main__,
+        # and the reader is whoever wrote the config
+        warnings.warn(
+            f"dynoracle_parser: the component key {key} = {value} is deprecated: "
+            + (f"set it in [components.{component}.system_options] instead"
+               if key in moved else f"remove it (transition_system {transition_system!r} has no "
+               f"{key!r} option)")
+            + "; the config loads as before.", FutureWarning, stacklevel=2)
+    return moved
 
 
 @registry.callbacks("spacy_dynoracle.set_epoch.v1")

@@ -16,6 +16,10 @@ from spacy.tokens import Doc
 from spacy.training import validate_examples
 from thinc.api import set_dropout_rate
 
+from .exact_decoding import (check_exact_config, exact_states, preset_boundaries, set_marginals,
+                             window_class_scores_batch)
+
+
 class DynOracleParser(DependencyParser):
     #: current training epoch (0-based), set by the spacy_dynoracle.set_epoch.v1 callback
     epoch = None
@@ -34,8 +38,6 @@ class DynOracleParser(DependencyParser):
         """decode="exact": the model's best computation by the tabulation
         (exact_decoding.py, docs/tabulation.md); otherwise spaCy's greedy/beam search."""
         if self.cfg.get("decode", "greedy") == "exact":
-            from .exact_decoding import exact_states, window_class_scores_batch
-
             docs = [docs] if isinstance(docs, Doc) else docs
             scores = window_class_scores_batch(self, docs)
             if self.cfg.get("arc_marginals"):       # reused by set_annotations
@@ -46,23 +48,19 @@ class DynOracleParser(DependencyParser):
     def set_annotations(self, docs, states_or_beams):
         presets = None
         if self.cfg.get("arc_marginals"):
-            from .exact_decoding import preset_boundaries
-
             docs = [docs] if isinstance(docs, Doc) else list(docs)
             # the preset sentence boundaries constrain the marginals: read them before
             # the parse overwrites them
             presets = [preset_boundaries(doc) for doc in docs]
         super().set_annotations(docs, states_or_beams)
         if self.cfg.get("arc_marginals"):
-            from .exact_decoding import set_marginals
-
             cache = self.__dict__.pop("_window_scores", None) or {}
             set_marginals(self, docs, scores=[cache.get(id(doc)) for doc in docs],
                           presets=presets)
 
     def greedy_parse(self, docs, drop=0.0):
         """spaCy's C loop hard-codes StateC.set_context_tokens; models with their own
-        feature template (spine_model.py) are stepped in Python instead."""
+        feature template (SpineParserModel.v1, architectures.py) are stepped in Python instead."""
         if not self.model.attrs.get("python_step_loop"):
             return super().greedy_parse(docs, drop=drop)
         self._ensure_labels_are_added(docs)
@@ -161,3 +159,27 @@ class DynOracleParser(DependencyParser):
         model.clear_memory()
         del model
         return losses
+
+
+def arc_marginals_parser(nlp, enable: bool = True):
+    """The pipeline's dynoracle_parser that can give arc marginals (a window model and a
+    system with a chart), with `arc_marginals` switched on in its cfg if `enable` (the
+    marginals are a function of the trained model alone, so a window-model pipeline trained
+    with arc_marginals = false gives them too). ValueError saying why otherwise."""
+    parsers = [(name, pipe) for name, pipe in nlp.pipeline if isinstance(pipe, DynOracleParser)]
+    if not parsers:
+        raise ValueError(
+            "this pipeline has no arc marginals: they need a dynoracle_parser with the window "
+            "model (spacy_dynoracle.WindowParserModel.v1) and arc_marginals = true "
+            f"(pipeline: {', '.join(nlp.pipe_names) or 'empty'}; see docs/tabulation.md)")
+    errors = []
+    for name, parser in parsers:
+        try:
+            check_exact_config(parser.model, parser.cfg.get("transition_system", "arc_hybrid"))
+        except ValueError as e:
+            errors.append(f"{name}: {e}")
+            continue
+        if enable:
+            parser.cfg["arc_marginals"] = True
+        return parser
+    raise ValueError("this pipeline has no arc marginals: " + "; ".join(errors))

@@ -444,7 +444,7 @@ def _train(nlp, examples, epochs):
     pytest.param("dynamic", 3, marks=pytest.mark.slow)])
 def test_attardi_learns_nonprojective_trees_without_lifting(oracle, degree):
     from synthetic import make_examples
-    nlp = _nlp(oracle=oracle, degree=degree, explore_after_epochs=3, explore_prob=0.9)
+    nlp = _nlp(oracle=oracle, system_options={"degree": degree}, explore_after_epochs=3, explore_prob=0.9)
     examples = make_examples(nlp.vocab, 60, seed=3, kind="nonprojective", min_len=4,
                              sents_per_doc=2)
     losses = _train(nlp, examples, epochs=5)
@@ -476,11 +476,11 @@ def test_attardi_learns_nonprojective_trees_without_lifting(oracle, degree):
 def test_attardi_round_trip_and_presets():
     import spacy
     from synthetic import make_examples
-    nlp = _nlp(degree=3)
+    nlp = _nlp(system_options={"degree": 3})
     examples = make_examples(nlp.vocab, 40, seed=5, sents_per_doc=2)
     _train(nlp, examples, epochs=2)
     nlp2 = spacy.blank("xx")
-    nlp2.add_pipe("dynoracle_parser", config={"transition_system": "attardi", "degree": 3})
+    nlp2.add_pipe("dynoracle_parser", config={"transition_system": "attardi", "system_options": {"degree": 3}})
     nlp2.from_bytes(nlp.to_bytes())
     assert nlp2.get_pipe("dynoracle_parser").moves.degree == 3
     words = [t.text for t in examples[0].reference]

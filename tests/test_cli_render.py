@@ -149,9 +149,10 @@ def test_render_uncertain_arcs_of_a_window_pipeline(tmp_path):
     from spacy.tokens import Doc
 
     from spacy_dynoracle import exact_decoding as ed
+    from spacy_dynoracle.parser import arc_marginals_parser
 
     nlp = spacy.load(model)
-    ed.arc_marginals_parser(nlp)
+    arc_marginals_parser(nlp)
     sentence = list(read_conllu(path))[0]
     words = [w.form for w in sentence.words]
     doc = nlp(Doc(nlp.vocab, words=words, spaces=sentence.spaces(),

@@ -60,27 +60,54 @@ def test_factory_errors_name_the_choices():
 @pytest.mark.parametrize("config,message", [
     ({"beam_width": 0}, "beam_width=0 is invalid; use an integer >= 1 (1 = greedy; >= 2 = beam search)"),
     ({"degree": 3}, "degree=3 is invalid; transition_system 'arc_hybrid' has no 'degree' option "
-                    "(only attardi); leave it at its default 2"),
+                    "(only attardi); remove it"),
+    ({"system_options": {"degree": 3}}, "arc_hybrid"),
     ({"explore_prob": 1.5}, "explore_prob=1.5 is invalid; use a number in [0, 1]"),
     ({"explore_prob": -0.1}, "explore_prob=-0.1 is invalid; use a number in [0, 1]"),
     ({"explore_after_epochs": -1}, "explore_after_epochs=-1 is invalid; use an integer >= 0"),
     ({"beam_update_prob": 2.0}, "beam_update_prob=2.0 is invalid; use a number in [0, 1]"),
     ({"max_k": 3}, "max_k=3 is invalid; transition_system 'arc_hybrid' has no 'max_k' option (only lr_spine)"),
     ({"transition_system": "attardi", "max_k": 1}, "transition_system 'attardi' has no 'max_k' option"),
+    ({"transition_system": "attardi", "system_options": {"degree": 4}}, "attardi: degree must be 2 or 3, got 4"),
     ({"transition_system": "attardi", "degree": 4}, "attardi: degree must be 2 or 3, got 4"),
-    ({"transition_system": "lr_spine", "max_k": 0}, "lr_spine: max_k must be an integer in 1..3, not 0"),
+    ({"transition_system": "lr_spine", "system_options": {"max_k": 0}},
+     "lr_spine: max_k must be an integer in 1..3, not 0"),
+    ({"transition_system": "attardi", "degree": 3, "system_options": {"degree": 2}},
+     "'degree' is set twice, as a component key (3) and in system_options (2)"),
 ])
 def test_bad_settings_fail_at_add_pipe_naming_value_and_valid_ones(config, message):
-    with pytest.raises(ValueError) as info:
+    with pytest.raises(ValueError) as info, warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)        # the deprecated component keys
         spacy.blank("xx").add_pipe("dynoracle_parser", config=config)
     assert message in str(info.value)
 
 
-def test_system_keys_at_their_default_are_accepted_by_every_system():
-    for system in spacy_dynoracle.SYSTEMS:  # configs set degree = 2 and max_k = 2 for all
-        spacy.blank("xx").add_pipe("dynoracle_parser", config={"transition_system": system, "degree": 2, "max_k": 2})
-    spacy.blank("xx").add_pipe("dynoracle_parser", config={"transition_system": "attardi", "degree": 3})
-    spacy.blank("xx").add_pipe("dynoracle_parser", config={"transition_system": "lr_spine", "max_k": 3})
+def system_cfg(config):
+    moves = spacy.blank("xx").add_pipe("dynoracle_parser", config=config).moves
+    return {key: moves.cfg.get(key) for key in ("degree", "max_k")}
+
+
+def test_degree_and_max_k_are_system_options():
+    assert system_cfg({"transition_system": "attardi", "system_options": {"degree": 3}})["degree"] == 3
+    assert system_cfg({"transition_system": "lr_spine", "system_options": {"max_k": 3}})["max_k"] == 3
+    nlp = spacy.blank("xx")
+    nlp.add_pipe("dynoracle_parser")
+    config = nlp.config["components"]["dynoracle_parser"]
+    assert config.get("degree") is None and config.get("max_k") is None
+
+
+@pytest.mark.parametrize("system,key,value", [("attardi", "degree", 3), ("lr_spine", "max_k", 3),
+                                              ("attardi", "degree", 2), ("arc_eager", "degree", 2),
+                                              ("swap", "max_k", 2)])
+def test_deprecated_component_keys_load_with_a_warning(system, key, value):
+    """Configs written before system_options held degree and max_k set them as component
+    keys, for every system (2 where the system has no such option): they load as before."""
+    has_option = key in spacy_dynoracle.get_system_class(system).options
+    advice = r"set it in \[components.dynoracle_parser.system_options\]" if has_option else "remove it"
+    with pytest.warns(FutureWarning, match=rf"the component key {key} = {value} is deprecated: {advice}"):
+        old = system_cfg({"transition_system": system, key: value})
+    new = system_cfg({"transition_system": system, "system_options": {key: value} if has_option else {}})
+    assert old == new
 
 
 def test_system_options_reach_the_system_and_survive_save_load(tmp_path):
@@ -98,9 +125,6 @@ def test_system_options_reach_the_system_and_survive_save_load(tmp_path):
     with pytest.raises(ValueError, match="exact_live"):
         spacy.blank("xx").add_pipe("dynoracle_parser", config={
             "transition_system": "swap", "system_options": {"uncovered": "exact"}})
-    with pytest.raises(ValueError, match="degree"):
-        spacy.blank("xx").add_pipe("dynoracle_parser", config={
-            "transition_system": "attardi", "system_options": {"degree": 3}})
 
 
 @pytest.mark.parametrize("system,oracle", [
@@ -240,7 +264,7 @@ def test_entry_point_modules_import_nothing_compiled():
     code = (
         "import sys, spacy\n"
         "spacy.blank('en')\n"
-        "import spacy_dynoracle.factory, spacy_dynoracle.corpus\n"
+        "import spacy_dynoracle.factory, spacy_dynoracle.corpus, spacy_dynoracle.architectures\n"
         "bad = [m for m in sys.modules if m.startswith('spacy_dynoracle.') and "
         "getattr(sys.modules[m], '__file__', '').endswith('.so')]\n"
         "print(bad)\n"
@@ -304,7 +328,8 @@ def test_unknown_epoch_warns_once():
 
 
 REPRODUCIBLE = [("arc_hybrid", {}), ("arc_eager", {}), ("arc_standard", {}), ("lr_spine", {}),
-                ("swap", {}), ("attardi", {"degree": 2}), ("attardi", {"degree": 3})]
+                ("swap", {}), ("attardi", {"system_options": {"degree": 2}}),
+                ("attardi", {"system_options": {"degree": 3}})]
 
 
 @pytest.mark.parametrize("system, options", REPRODUCIBLE)

@@ -426,7 +426,7 @@ def train_and_score(nlp, kind, epochs=6):
 
 @pytest.mark.parametrize("system,config", [
     ("arc_standard", {}),
-    ("lr_spine", {"max_k": 2}),
+    ("lr_spine", {"system_options": {"max_k": 2}}),
     pytest.param("lr_spine", {"oracle": "static"}, marks=pytest.mark.slow),
 ])
 def test_systems_learn(system, config):
@@ -445,7 +445,7 @@ def test_arc_standard_trains_on_raw_nonprojective_trees():
     assert lifted.get_pipe("dynoracle_parser").moves.projectivize is True
 
 
-# ---- spine-aware features (spine_model.py, spine_features.pyx) --------------------------
+# ---- spine-aware features (architectures.py, spine_features.pyx) -------------------------
 class _FakeStep:
     """Enough of a ParserStepModel for spaCy's own get_token_ids (set_context_tokens)."""
     class state2vec:
@@ -497,7 +497,7 @@ def test_spine_model_trains_saves_and_loads(template, tmp_path):
              "tok2vec": {"@architectures": "spacy.HashEmbedCNN.v2", "pretrained_vectors": None,
                          "width": 96, "depth": 4, "embed_size": 2000, "window_size": 1,
                          "maxout_pieces": 3, "subword_features": True}}
-    nlp = make_nlp(transition_system="lr_spine", max_k=2, model=model)
+    nlp = make_nlp(transition_system="lr_spine", system_options={"max_k": 2}, model=model)
     assert train_and_score(nlp, "projective") > 0.8
     nF = nlp.get_pipe("dynoracle_parser").model.get_ref("lower").get_dim("nF")
     assert nF == (10 if template == "spine" else 8)

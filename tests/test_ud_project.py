@@ -62,7 +62,7 @@ def test_matrix_enumerates_registry(monkeypatch):
     assert [r.dynamic for r in runs[:3]] == [True, False, True]
     assert runs[0].overrides() == {"components.parser.transition_system": "fake_system",
                                    "components.parser.oracle": "dynamic",
-                                   "components.parser.degree": 2}
+                                   "components.parser.system_options.degree": 2}
     assert runs[-1].config("tagger") == "spacy_parser_tagger.cfg"
     assert runs[0].config("parser") == "dynoracle.cfg"
     with pytest.raises(ImportError):
@@ -401,3 +401,21 @@ def test_model_last_is_scored_beside_model_best(tmp_path):
     assert evaluate_run.eval_path(tmp_path, "test", True, "model-last").name == \
         "eval_test_gold_sents_last.json"
     assert evaluate_run.eval_path(tmp_path, "dev", False, "model-last").name == "eval_dev_last.json"
+
+
+def test_run_options_keep_their_ids_and_reach_the_command_line_as_given(tmp_path):
+    """KEY=VALUE options are read as spaCy reads its overrides (true is a bool), and the
+    run id and the `spacy train` command write them back as given: ids of runs made when
+    they stayed strings do not change."""
+    import matrix
+    from train_one import train_command
+    from spacy_dynoracle.options import parse_options
+
+    run = matrix.make_run("arc_eager", "static", parse_options(["projectivize=true"]))
+    assert run.id == "arc_eager-projectivizetrue-static" and run.options == {"projectivize": True}
+    run = matrix.make_run("attardi", "dynamic", parse_options(["degree=3", "system_options.prune=false"]))
+    assert run.id == "attardi-degree3-system_options.prunefalse-dynamic"
+    files = {"train": tmp_path / "x-ud-train.conllu", "dev": None, "test": None}
+    text = " ".join(train_command(run, files, tmp_path / "out"))
+    assert "--components.parser.system_options.degree 3" in text
+    assert "--components.parser.system_options.prune false" in text

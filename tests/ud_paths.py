@@ -1,17 +1,12 @@
-"""Where the UD treebanks for the slow tests live.
-
-``UD_ROOT`` (environment) overrides the default ``../shared/ud`` beside the repo.
+"""Where the UD treebanks for the slow tests live: spacy_dynoracle.options.ud_root
+(``UD_ROOT`` in the environment, else ``../shared/ud`` beside the repo).
 """
-import os
 from pathlib import Path
 from typing import List
 
 import pytest
 
-
-def ud_root() -> Path:
-    env = os.environ.get("UD_ROOT")
-    return Path(env) if env else Path(__file__).parents[1].parent / "shared" / "ud"
+from spacy_dynoracle.options import ud_root
 
 
 def require_ud_root() -> Path:

@@ -128,7 +128,7 @@ def main(argv=None):
     runs = list(args.runs)
     if args.treebank:
         from matrix import make_run
-        from train_one import parse_options
+        from spacy_dynoracle.options import parse_options
 
         run = make_run(args.system, args.oracle, parse_options(args.option))
         runs.append(run_dir(args.output, args.treebank, args.pipeline, run.id, args.seed))

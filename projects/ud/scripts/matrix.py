@@ -15,18 +15,22 @@ import warnings
 from dataclasses import asdict, dataclass, field
 from typing import Dict, List, Optional
 
+from spacy_dynoracle.options import option_text, parser_option_key
+
 #: option values tried for every system that declares the option in `cls.options`
 #: (other options keep the system's default)
 OPTION_GRID = {"degree": (2, 3)}
 
 #: run options that change the parser's model instead of the component (any system):
 #: features=spine|base -> spacy_dynoracle.SpineParserModel.v1 with that feature template,
-#: in place of the config's spacy.TransitionBasedParser.v2 (same widths, same tok2vec)
+#: in place of the config's spacy.TransitionBasedParser.v2 (same widths, same tok2vec), and
+#: the run's max_k if it sets one (else both keep their default)
 MODEL_OPTIONS = {
-    "features": lambda v: {
+    "features": lambda v, options: {
         "components.parser.model.@architectures": "spacy_dynoracle.SpineParserModel.v1",
         "components.parser.model.feature_template": v,
-        "components.parser.model.max_k": "${components.parser.max_k}",
+        **({"components.parser.model.max_k": "${components.parser.system_options.max_k}"}
+           if "max_k" in options else {}),
     },
 }
 
@@ -50,22 +54,23 @@ class Run:
         return stock if self.system == "spacy" else dyn
 
     def overrides(self) -> Dict[str, object]:
-        """spacy train overrides selecting this run's system and oracle."""
+        """spacy train overrides selecting this run's system and oracle (the system's own
+        options, e.g. degree, in its system_options)."""
         if self.system == "spacy":
             return {}
         out = {"components.parser.transition_system": self.system,
                "components.parser.oracle": self.oracle}
         for key, value in self.options.items():
             if key in MODEL_OPTIONS:
-                out.update(MODEL_OPTIONS[key](value))
+                out.update(MODEL_OPTIONS[key](value, self.options))
             else:
-                out[f"components.parser.{key}"] = value
+                out[parser_option_key(self.system, key)] = value
         return out
 
 
 def run_base(system: str, options: Dict[str, object]) -> str:
     """The run id without its oracle: runs that share it differ only in how they train."""
-    return system + "".join(f"-{k}{v}" for k, v in sorted(options.items()))
+    return system + "".join(f"-{k}{option_text(v)}" for k, v in sorted(options.items()))
 
 
 def run_id(system: str, oracle: str, options: Dict[str, object]) -> str:

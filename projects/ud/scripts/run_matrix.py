@@ -17,6 +17,7 @@ from pathlib import Path
 
 from udproj import PROJECT, run_dir
 from matrix import all_runs, make_run, with_variant
+from spacy_dynoracle.options import parse_options
 
 
 def csv(value):
@@ -25,8 +26,6 @@ def csv(value):
 
 def parse_run(spec: str):
     """'system:oracle[:key=value,...]' (or 'spacy') -> the matrix Run."""
-    from train_one import parse_options
-
     parts = spec.split(":")
     if parts[0] == "spacy":
         return make_run("spacy")
@@ -37,15 +36,12 @@ def parse_run(spec: str):
 
 
 def parse_settings(items):
-    """['a.b=1', ...] -> {'a.b': '1'}: values stay text, as `spacy train` parses its own overrides."""
-    out = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise SystemExit(f"--set {item!r}: expected KEY=VALUE, e.g. "
-                             "components.parser.model.extra_state_tokens=true")
-        out[key] = value
-    return out
+    """--set items ['a.b=1', ...] -> {'a.b': 1}, read by spacy_dynoracle.options.parse_options
+    (as `spacy train` reads its own overrides); a malformed item stops the script."""
+    try:
+        return parse_options(items)
+    except ValueError as err:
+        raise SystemExit(f"--set: {err}; e.g. components.parser.model.extra_state_tokens=true") from None
 
 
 def main(argv=None):

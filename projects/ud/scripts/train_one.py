@@ -24,14 +24,7 @@ from pathlib import Path
 
 from udproj import CONFIGS, PROJECT, dev_source, run_dir, treebank_files, versions, write_json
 from matrix import Run, make_run
-
-
-def parse_options(items):
-    out = {}
-    for item in items or []:
-        key, _, value = item.partition("=")
-        out[key] = int(value) if value.lstrip("-").isdigit() else value
-    return out
+from spacy_dynoracle.options import option_text, parse_options
 
 
 def has_xpos(path, max_lines=20000) -> bool:
@@ -75,7 +68,7 @@ def train_command(run: Run, files, out: Path, *, pipeline="parser", seed=0, epoc
     cmd = [sys.executable, "-m", "spacy", "train", str(CONFIGS / run.config(pipeline)),
            "--output", str(out)]
     for key, value in overrides.items():
-        cmd += [f"--{key}", str(value)]
+        cmd += [f"--{key}", option_text(value)]
     return cmd + list(extra)
 
 

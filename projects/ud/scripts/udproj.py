@@ -11,13 +11,7 @@ REPO = PROJECT.parents[1]                               # the spacy-dynoracle re
 CONFIGS = REPO / "configs"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-
-def ud_root(value=None) -> Path:
-    """--ud-root, else $UD_ROOT, else ../shared/ud beside the repo."""
-    root = Path(value or os.environ.get("UD_ROOT") or REPO.parent / "shared" / "ud")
-    if not root.is_absolute():
-        root = (Path.cwd() / root).resolve()
-    return root
+from spacy_dynoracle.options import ud_root  # noqa: E402  (--ud-root, else $UD_ROOT, else ../shared/ud)
 
 
 def treebank_files(treebank: str, root=None, assets=PROJECT / "assets"):
