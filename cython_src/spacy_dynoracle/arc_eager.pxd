@@ -6,5 +6,6 @@ from spacy.pipeline._parser_internals._state cimport StateC
 from .system_base cimport GoldC
 
 
-cdef void np_move_costs(const StateC* st, const GoldC* g, bint with_ra,
-                        const int* np_move, const int* valid, weight_t* cost) noexcept nogil
+cdef weight_t left_arc_gn_cost(const StateC* st, const GoldC* g) noexcept nogil
+cdef void np_move_costs(const StateC* st, const GoldC* g, bint with_ra, const int* valid,
+                        weight_t* cost) noexcept nogil

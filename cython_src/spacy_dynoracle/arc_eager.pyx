@@ -35,7 +35,8 @@ from spacy.typedefs cimport attr_t, weight_t
 from spacy.pipeline._parser_internals._state cimport StateC
 
 from .system_base cimport (
-    DynOracleSystem, DynGold, GoldC, Shift, RootArc, SHIFT, LEFT, RIGHT, ROOT, REDUCE,
+    DynOracleSystem, DynGold, GoldC, BufferLeftArc, StackRightArc, SHIFT, LEFT, RIGHT, ROOT,
+    REDUCE,
     N_MOVES, AT_S0, AT_S1, AT_B0, VIRTUAL_ROOT_NODE, word_node, spec_head,
     gold_kids_from,
 )
@@ -47,16 +48,6 @@ ORACLE_DYNAMIC = "dynamic"
 ORACLE_GN = "goldberg-nivre"
 ORACLE_STATIC = "static"
 
-# the spec move of each move (docs/specs/arc_eager_nonproj_oracle.md §2.2): REDUCE and ROOT
-# are RE (ROOT is RE into the virtual root)
-cdef int NP_MOVE[N_MOVES]
-for _move in range(N_MOVES):
-    NP_MOVE[_move] = -1
-NP_MOVE[SHIFT] = NP_SH
-NP_MOVE[RIGHT] = NP_RA
-NP_MOVE[LEFT] = NP_LA
-NP_MOVE[REDUCE] = NP_RE
-NP_MOVE[ROOT] = NP_RE
 
 
 # ---- per-Doc oracle table (GoldC.extra) -------------------------------------------------
@@ -74,18 +65,34 @@ def attach_np_table(DynGold gold):
     gold.attach(table, <void*>table.c)
 
 
-cdef void np_move_costs(const StateC* st, const GoldC* g, bint with_ra,
-                        const int* np_move, const int* valid, weight_t* cost) noexcept nogil:
+cdef inline int np_move(int move, bint with_ra) noexcept nogil:
+    """The spec move of a move (docs/specs/arc_eager_nonproj_oracle.md §2.2): SHIFT is SH,
+    LEFT LA, REDUCE and ROOT (into the virtual root) RE, RIGHT RA in arc-eager (with_ra) and
+    RE in arc-hybrid, where every stack word is L (docs/specs/dp_tabulation.md §8); -1 for
+    the other moves."""
+    if move == SHIFT:
+        return NP_SH
+    if move == LEFT:
+        return NP_LA
+    if move == RIGHT:
+        return NP_RA if with_ra else NP_RE
+    if move == REDUCE or move == ROOT:
+        return NP_RE
+    return -1
+
+
+cdef void np_move_costs(const StateC* st, const GoldC* g, bint with_ra, const int* valid,
+                        weight_t* cost) noexcept nogil:
     """The continuation DP's costs (docs/specs/arc_eager_nonproj_oracle.md §3: cost = max over
-    valid moves of rho - rho[t]) of the valid moves m, whose spec move is np_move[m] (-1:
-    none); the others cost 0. rho[NP_*] is read from the DP module for the stack in spec
-    numbering (the virtual root at the bottom), R = pushed by RIGHT (with_ra; arc-hybrid
-    has no RIGHT push, every word is L)."""
+    valid moves of rho - rho[t]) of the valid moves, read as their spec moves (np_move); the
+    others cost 0. rho[NP_*] comes from the DP module for the stack in spec numbering (the
+    virtual root at the bottom), R = pushed by RIGHT (with_ra; arc-hybrid has no RIGHT
+    push)."""
     cdef NPOracle* o = <NPOracle*>g.extra
     cdef int rho[4]
     cdef int best = NP_NEG
     cdef int k = st.stack_depth() + 1
-    cdef int i, m, x
+    cdef int i, m, x, t
     o.stack[0] = VIRTUAL_ROOT_NODE
     o.is_R[0] = 1
     for i in range(1, k):
@@ -94,13 +101,29 @@ cdef void np_move_costs(const StateC* st, const GoldC* g, bint with_ra,
         o.is_R[i] = 1 if (with_ra and st._heads[x] != -1) else 0
     np_scores(o, o.stack, o.is_R, k, word_node(st._b_i), rho)
     for m in range(N_MOVES):
-        if valid[m] and np_move[m] >= 0 and rho[np_move[m]] > best:
-            best = rho[np_move[m]]
+        t = np_move(m, with_ra)
+        if valid[m] and t >= 0 and rho[t] > best:
+            best = rho[t]
     for m in range(N_MOVES):
-        cost[m] = best - rho[np_move[m]] if (valid[m] and np_move[m] >= 0) else 0
+        t = np_move(m, with_ra)
+        cost[m] = best - rho[t] if (valid[m] and t >= 0) else 0
 
 
 # ---- helpers for the Goldberg-Nivre costs --------------------------------------------
+cdef weight_t left_arc_gn_cost(const StateC* st, const GoldC* g) noexcept nogil:
+    """G&N cost of LEFT (system_base.BufferLeftArc: b0 -> s0, pop; spec LA), in arc-eager and
+    arc-hybrid alike: [g(s0) in {s1 or the root} ∪ β] + |D(s0) ∩ B| (+1 for a wrong label
+    on the gold arc, added by the base); s1 is the root when s0 is the only stack word."""
+    cdef int s0 = st.S(0)
+    cdef int h = g.heads[s0]
+    cdef weight_t cost = gold_kids_from(g, s0, st._b_i)
+    if h == s0:
+        cost += st.stack_depth() == 1
+    elif h >= 0 and (h == st.S(1) or h > st.B(0)):
+        cost += 1
+    return cost
+
+
 cdef inline bint on_stack(const StateC* st, int x) noexcept nogil:
     """x is on the stack (binary search: the stack is sorted by position)."""
     cdef int lo = 0, hi = st._stack.size() - 1, mid, v
@@ -179,49 +202,14 @@ cdef class RightArc:
         return cost
 
 
-cdef class LeftArc:
-    """Attach the L top s0 to b0 and pop it (spec LA).
-
-    Validity: stack and buffer not empty, s0 has no head (L), b0 does not start a preset
-        sentence.
-    Cost (G&N): [g(s0) in {s1 or the root} ∪ β] + |D(s0) ∩ B| (+1 for a wrong label on
-        the gold arc).
-    Action: arc b0 -> s0, pop.
-    """
-    @staticmethod
-    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
-        return (st.stack_depth() >= 1 and st.buffer_length() >= 1
-                and st._heads[st.S(0)] == -1 and not st.is_sent_start(st.B(0)))
-
-    @staticmethod
-    cdef int transition(StateC* st, attr_t label) noexcept nogil:
-        st.add_arc(st.B(0), st.S(0), label)
-        st.pop()
-
-    @staticmethod
-    cdef weight_t gn_cost(const StateC* st, const GoldC* g) noexcept nogil:
-        cdef int s0 = st.S(0)
-        cdef int h = g.heads[s0]
-        cdef weight_t cost = gold_kids_from(g, s0, st._b_i)
-        if h == s0:
-            cost += st.stack_depth() == 1
-        elif h >= 0 and (h == st.S(1) or h > st.B(0)):
-            cost += 1
-        return cost
-
-
 cdef class Reduce:
     """Attach s0 to s1 and pop it (spec RE, corrected: an R top gets its pending arc, an L
     top is a correction of its SHIFT).
 
-    Validity: at least two words on the stack.
+    Validity: at least two words on the stack (system_base.StackRightArc's).
     Cost (G&N): [s0 is L and g(s0) in B] + |D(s0) ∩ B| (+1 for a wrong label).
     Action: arc s1 -> s0, pop.
     """
-    @staticmethod
-    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
-        return st.stack_depth() >= 2
-
     @staticmethod
     cdef int transition(StateC* st, attr_t label) noexcept nogil:
         cdef int s0 = st.S(0)
@@ -266,12 +254,11 @@ cdef class ArcEager(DynOracleSystem):
         self.use_gn = oracle == ORACLE_GN
 
     cdef int declare_moves(self) except -1:
+        DynOracleSystem.declare_moves(self)
         # RIGHT adds its arc when REDUCE pops b0 again (module docstring)
-        self.declare_move(SHIFT, Shift.is_valid, Shift.transition)
         self.declare_move(RIGHT, RightArc.is_valid, RightArc.transition)
-        self.declare_move(LEFT, LeftArc.is_valid, LeftArc.transition, AT_B0, AT_S0)
-        self.declare_move(REDUCE, Reduce.is_valid, Reduce.transition, AT_S1, AT_S0)
-        self.declare_move(ROOT, RootArc.is_valid, RootArc.transition, AT_S0, AT_S0)
+        self.declare_move(LEFT, BufferLeftArc.is_valid, BufferLeftArc.transition, AT_B0, AT_S0)
+        self.declare_move(REDUCE, StackRightArc.is_valid, Reduce.transition, AT_S1, AT_S0)
 
     # ---- gold ----------------------------------------------------------------------
     def attach_oracle(self, DynGold gold):
@@ -288,7 +275,7 @@ cdef class ArcEager(DynOracleSystem):
         if valid[RIGHT]:
             cost[RIGHT] = RightArc.gn_cost(st, g)
         if valid[LEFT]:
-            cost[LEFT] = LeftArc.gn_cost(st, g)
+            cost[LEFT] = left_arc_gn_cost(st, g)
         if valid[REDUCE]:
             cost[REDUCE] = Reduce.gn_cost(st, g)
         if valid[ROOT]:
@@ -299,7 +286,7 @@ cdef class ArcEager(DynOracleSystem):
         if self.use_gn or g.extra == NULL:
             self.gn_costs(st, g, valid, cost)
             return
-        np_move_costs(st, g, 1, NP_MOVE, valid, cost)
+        np_move_costs(st, g, 1, valid, cost)
 
     cdef int static_move(self, const StateC* st, const GoldC* g) noexcept nogil:
         """The canonical sequence: the first zero-cost move (G&N costs) in the order LEFT,

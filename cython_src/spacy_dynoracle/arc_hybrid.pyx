@@ -31,22 +31,13 @@ from spacy.typedefs cimport attr_t, weight_t
 from spacy.pipeline._parser_internals._state cimport StateC
 
 from .system_base cimport (
-    DynOracleSystem, DynGold, GoldC, Shift, RootArc, SHIFT, LEFT, RIGHT, ROOT, N_MOVES,
-    AT_S0, AT_S1, AT_B0, gold_kids_from,
+    DynOracleSystem, DynGold, GoldC, BufferLeftArc, StackRightArc, SHIFT, LEFT, RIGHT, ROOT,
+    N_MOVES, AT_S0, AT_S1, AT_B0, gold_kids_from, shift_else_reduce,
 )
-from .arc_eager_oracle cimport NPOracle, NP_SH, NP_LA, NP_RE
-from .arc_eager cimport np_move_costs
+from .arc_eager_oracle cimport NPOracle
+from .arc_eager cimport np_move_costs, left_arc_gn_cost
 from .arc_eager import attach_np_table
 
-# the spec move of each move in the continuation DP (arc-hybrid is arc-eager without RA,
-# docs/specs/dp_tabulation.md §8): RIGHT and ROOT are RE
-cdef int NP_MOVE[N_MOVES]
-for _move in range(N_MOVES):
-    NP_MOVE[_move] = -1
-NP_MOVE[SHIFT] = NP_SH
-NP_MOVE[LEFT] = NP_LA
-NP_MOVE[RIGHT] = NP_RE
-NP_MOVE[ROOT] = NP_RE
 
 
 cdef inline bint on_stack(const StateC* st, int x) noexcept nogil:
@@ -65,13 +56,6 @@ cdef inline int kids_on_stack(const StateC* st, const GoldC* g, int h) noexcept 
         if on_stack(st, g.kids[k]):
             n += 1
     return n
-
-
-cdef inline weight_t pop_s0_cost(const StateC* st, const GoldC* g, int s0) noexcept nogil:
-    """Cost of attaching s0 to the item below it and popping it (RIGHT, ROOT):
-    [g(s0) in B] + |D(s0) ∩ B| (docs/specs/arc_eager_hybrid_easyfirst.md §5.2)."""
-    cdef int h = g.heads[s0]
-    return (h >= 0 and h != s0 and in_buffer(st, h)) + gold_kids_from(g, s0, st._b_i)
 
 
 cdef class ShiftCost:
@@ -93,66 +77,18 @@ cdef class ShiftCost:
         return cost
 
 
-cdef class LeftArc:
-    """Attach s0 to b0 and pop it.
+cdef class PopCost:
+    """RIGHT (system_base.StackRightArc) and ROOT (system_base.RootArc, the spec's RIGHT with
+    s1 = root) attach s0 to the word or root below it and pop it; validity and action are
+    theirs.
 
-    Validity: stack and buffer not empty; b0 does not start a preset sentence.
-    Cost: [g(s0) in {s1} ∪ β] + |D(s0) ∩ B| (+1 for a wrong label on the gold arc);
-        s1 is the root when s0 is the only stack word.
-    Action: arc b0 -> s0, pop.
+    Cost: [g(s0) in B] + |D(s0) ∩ B| (+1 for a wrong label on the gold arc).
     """
-    @staticmethod
-    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
-        return (st.stack_depth() >= 1 and st.buffer_length() >= 1
-                and not st.is_sent_start(st.B(0)))
-
-    @staticmethod
-    cdef int transition(StateC* st, attr_t label) noexcept nogil:
-        st.add_arc(st.B(0), st.S(0), label)
-        st.pop()
-
     @staticmethod
     cdef weight_t move_cost(const StateC* st, const GoldC* g) noexcept nogil:
         cdef int s0 = st.S(0)
         cdef int h = g.heads[s0]
-        cdef weight_t cost = gold_kids_from(g, s0, st._b_i)
-        if h == s0:
-            cost += st.stack_depth() == 1          # s1 is the root
-        elif h >= 0 and (h == st.S(1) or h > st.B(0)):
-            cost += 1
-        return cost
-
-
-cdef class RightArc:
-    """Attach s0 to s1 and pop it.
-
-    Validity: at least two words on the stack.
-    Cost: [g(s0) in B] + |D(s0) ∩ B| (+1 for a wrong label on the gold arc).
-    Action: arc s1 -> s0, pop.
-    """
-    @staticmethod
-    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
-        return st.stack_depth() >= 2
-
-    @staticmethod
-    cdef int transition(StateC* st, attr_t label) noexcept nogil:
-        st.add_arc(st.S(1), st.S(0), label)
-        st.pop()
-
-    @staticmethod
-    cdef weight_t move_cost(const StateC* st, const GoldC* g) noexcept nogil:
-        return pop_s0_cost(st, g, st.S(0))
-
-
-cdef class RootCost:
-    """ROOT makes s0 a sentence root (the spec's RIGHT with s1 = root) and pops it; validity
-    and action are system_base.RootArc's.
-
-    Cost: [g(s0) in B] + |D(s0) ∩ B| (as RIGHT's).
-    """
-    @staticmethod
-    cdef weight_t move_cost(const StateC* st, const GoldC* g) noexcept nogil:
-        return pop_s0_cost(st, g, st.S(0))
+        return (h >= 0 and h != s0 and in_buffer(st, h)) + gold_kids_from(g, s0, st._b_i)
 
 
 cdef class ArcHybrid(DynOracleSystem):
@@ -175,10 +111,10 @@ cdef class ArcHybrid(DynOracleSystem):
             attach_np_table(gold)
 
     cdef int declare_moves(self) except -1:
-        self.declare_move(SHIFT, Shift.is_valid, Shift.transition)
-        self.declare_move(LEFT, LeftArc.is_valid, LeftArc.transition, AT_B0, AT_S0)
-        self.declare_move(RIGHT, RightArc.is_valid, RightArc.transition, AT_S1, AT_S0)
-        self.declare_move(ROOT, RootArc.is_valid, RootArc.transition, AT_S0, AT_S0)
+        DynOracleSystem.declare_moves(self)
+        # LEFT: every stack word of arc-hybrid has no head, as BufferLeftArc requires
+        self.declare_move(LEFT, BufferLeftArc.is_valid, BufferLeftArc.transition, AT_B0, AT_S0)
+        self.declare_move(RIGHT, StackRightArc.is_valid, StackRightArc.transition, AT_S1, AT_S0)
 
     cdef void move_costs(self, const StateC* st, const GoldC* g, const int* valid,
                          weight_t* cost) noexcept nogil:
@@ -186,12 +122,12 @@ cdef class ArcHybrid(DynOracleSystem):
         if self.use_dp and o != NULL and st._b_i < o.n and o.nonproj[st._b_i + 1]:
             # non-projective segment: the continuation DP
             # (docs/specs/arc_eager_nonproj_oracle.md §6), all words L
-            np_move_costs(st, g, 0, NP_MOVE, valid, cost)
+            np_move_costs(st, g, 0, valid, cost)
             return
         cost[SHIFT] = ShiftCost.move_cost(st, g) if valid[SHIFT] else 0
-        cost[LEFT] = LeftArc.move_cost(st, g) if valid[LEFT] else 0
-        cost[RIGHT] = RightArc.move_cost(st, g) if valid[RIGHT] else 0
-        cost[ROOT] = RootCost.move_cost(st, g) if valid[ROOT] else 0
+        cost[LEFT] = left_arc_gn_cost(st, g) if valid[LEFT] else 0
+        cost[RIGHT] = PopCost.move_cost(st, g) if valid[RIGHT] else 0
+        cost[ROOT] = PopCost.move_cost(st, g) if valid[ROOT] else 0
 
     cdef int static_move(self, const StateC* st, const GoldC* g) noexcept nogil:
         """docs/specs/arc_eager_hybrid_easyfirst.md §6: attach as soon as the word is complete,
@@ -208,11 +144,4 @@ cdef class ArcHybrid(DynOracleSystem):
                 return RIGHT
             if valid[ROOT] and h == s0:
                 return ROOT
-        if valid[SHIFT]:
-            return SHIFT
-        # off the gold path (or gold that conflicts with preset sentence starts)
-        if valid[RIGHT]:
-            return RIGHT
-        if valid[ROOT]:
-            return ROOT
-        return LEFT if valid[LEFT] else -1
+        return shift_else_reduce(valid)

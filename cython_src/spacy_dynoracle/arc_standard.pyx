@@ -32,8 +32,8 @@ from spacy.typedefs cimport attr_t, weight_t
 from spacy.pipeline._parser_internals._state cimport StateC
 
 from .system_base cimport (
-    DynOracleSystem, DynGold, GoldC, Shift, RootArc, SHIFT, LEFT, RIGHT, ROOT, N_MOVES,
-    AT_S0, AT_S1, VIRTUAL_ROOT_NODE, word_node,
+    DynOracleSystem, DynGold, GoldC, StackLeftArc, StackRightArc, SHIFT, LEFT, RIGHT, ROOT,
+    N_MOVES, AT_S0, AT_S1, VIRTUAL_ROOT_NODE, word_node, shift_else_reduce,
 )
 from .arc_standard_oracle cimport (
     ASOracleC, AS_INF, AS_PATH_PAPER, AS_PATH_GENERAL, AS_PATH_CUT, AS_PATH_MIXED, AS_PATH_NEXT,
@@ -50,47 +50,11 @@ cdef inline bint complete(const StateC* st, const GoldC* g, int x) noexcept nogi
     return True
 
 
-cdef class LeftArc:
-    """Attach s1 to s0 and remove s1 (the spec's la: s1 -> s2 in the papers' indexing).
-
-    Validity: at least two words on the stack (s1 is never the virtual root).
-    Cost: δ(s0 -> s1) + F(la(c)) - F(c) (docs/specs/lr_spine_and_arc_standard.md §3.5).
-    Action: arc s0 -> s1; s1 leaves the stack, s0 stays on top.
-    """
-    @staticmethod
-    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
-        return st.stack_depth() >= 2
-
-    @staticmethod
-    cdef int transition(StateC* st, attr_t label) noexcept nogil:
-        cdef int s0 = st.S(0)
-        cdef int s1 = st.S(1)
-        st.add_arc(s0, s1, label)
-        st.pop()
-        st.pop()
-        st._stack.push_back(s0)
-
-
-cdef class RightArc:
-    """Attach s0 to s1 and pop it (the spec's ra).
-
-    Validity: at least two words on the stack.
-    Cost: δ(s1 -> s0) + F(ra(c)) - F(c) (docs/specs/lr_spine_and_arc_standard.md §3.5).
-    Action: arc s1 -> s0, pop.
-    """
-    @staticmethod
-    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
-        return st.stack_depth() >= 2
-
-    @staticmethod
-    cdef int transition(StateC* st, attr_t label) noexcept nogil:
-        st.add_arc(st.S(1), st.S(0), label)
-        st.pop()
-
-
 cdef class ArcStandard(DynOracleSystem):
-    """Arc-standard: SHIFT, LEFT, RIGHT, ROOT (system_base's Shift and RootArc: ROOT is the
-    spec's ra with s2 = the virtual root), with exact tabular dynamic oracles."""
+    """Arc-standard: SHIFT, LEFT, RIGHT, ROOT, with exact tabular dynamic oracles. The moves
+    are system_base's: LEFT is StackLeftArc (the spec's la: s1 -> s2 in the papers'
+    indexing), RIGHT StackRightArc (ra), ROOT RootArc (ra with s2 = the virtual root). Their
+    cost: δ(arc) + F(successor) - F(c) (docs/specs/lr_spine_and_arc_standard.md §3.5)."""
     name = "arc_standard"
     projective = True
     oracles = ("dynamic", "static", "general")
@@ -126,10 +90,9 @@ cdef class ArcStandard(DynOracleSystem):
         self.force_general = oracle == "general"
 
     cdef int declare_moves(self) except -1:
-        self.declare_move(SHIFT, Shift.is_valid, Shift.transition)
-        self.declare_move(LEFT, LeftArc.is_valid, LeftArc.transition, AT_S0, AT_S1)
-        self.declare_move(RIGHT, RightArc.is_valid, RightArc.transition, AT_S1, AT_S0)
-        self.declare_move(ROOT, RootArc.is_valid, RootArc.transition, AT_S0, AT_S0)
+        DynOracleSystem.declare_moves(self)
+        self.declare_move(LEFT, StackLeftArc.is_valid, StackLeftArc.transition, AT_S0, AT_S1)
+        self.declare_move(RIGHT, StackRightArc.is_valid, StackRightArc.transition, AT_S1, AT_S0)
 
     cdef void move_costs(self, const StateC* st, const GoldC* gold, const int* valid,
                          weight_t* cost) noexcept nogil:
@@ -192,14 +155,7 @@ cdef class ArcStandard(DynOracleSystem):
                 return RIGHT
             if valid[ROOT] and g.heads[s0] == s0:
                 return ROOT
-        if valid[SHIFT]:
-            return SHIFT
-        # off the gold path (or gold that conflicts with preset sentence starts)
-        if valid[RIGHT]:
-            return RIGHT
-        if valid[ROOT]:
-            return ROOT
-        return LEFT if valid[LEFT] else -1
+        return shift_else_reduce(valid)
 
     # ---- gold ------------------------------------------------------------------------
     def attach_oracle(self, DynGold gold):

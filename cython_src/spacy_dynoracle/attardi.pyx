@@ -23,9 +23,9 @@ from spacy.pipeline._parser_internals._state cimport StateC
 from spacy.pipeline._parser_internals.stateclass cimport StateClass
 
 from .system_base cimport (
-    DynOracleSystem, DynGold, GoldC, Shift, RootArc, SHIFT, LEFT, RIGHT, ROOT, LEFT_2, RIGHT_2,
+    DynOracleSystem, DynGold, GoldC, SHIFT, LEFT, RIGHT, ROOT, LEFT_2, RIGHT_2,
     LEFT_3, RIGHT_3, N_MOVES, AT_S0, AT_S1, AT_S2, AT_S3, left_move, right_move,
-    VIRTUAL_ROOT_NODE, word_node,
+    VIRTUAL_ROOT_NODE, word_node, shift_else_reduce,
 )
 from .attardi_oracle cimport (
     AttardiOracle, OracleGold, AttGold, ORC_MAX_T, PATH_GUARD,
@@ -215,8 +215,7 @@ cdef class Attardi(DynOracleSystem):
 
     cdef int declare_moves(self) except -1:
         """SHIFT, ROOT (the spec's ra_1 onto node 0), LEFT_k and RIGHT_k for k <= degree."""
-        self.declare_move(SHIFT, Shift.is_valid, Shift.transition)
-        self.declare_move(ROOT, RootArc.is_valid, RootArc.transition, AT_S0, AT_S0)
+        DynOracleSystem.declare_moves(self)
         self.declare_move(LEFT, LeftK.is_valid1, LeftK.transition1, AT_S0, AT_S1)
         self.declare_move(RIGHT, RightK.is_valid1, RightK.transition1, AT_S1, AT_S0)
         self.declare_move(LEFT_2, LeftK.is_valid2, LeftK.transition2, AT_S0, AT_S2)
@@ -276,14 +275,7 @@ cdef class Attardi(DynOracleSystem):
                 for k in range(1, self.D + 1):
                     if d >= k + 1 and g.heads[s0] == st.S(k):
                         return right_move(k)
-        if valid[SHIFT]:
-            return SHIFT
-        # off the gold path, or gold that conflicts with preset sentence starts
-        if valid[RIGHT]:
-            return RIGHT
-        if valid[ROOT]:
-            return ROOT
-        return LEFT if valid[LEFT] else -1
+        return shift_else_reduce(valid)
 
     # ---- gold ------------------------------------------------------------------------
     def _oracle_gold(self, heads):

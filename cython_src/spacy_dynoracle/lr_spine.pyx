@@ -38,7 +38,7 @@ from spacy.typedefs cimport attr_t, weight_t
 from spacy.pipeline._parser_internals._state cimport StateC
 
 from .system_base cimport (
-    DynOracleSystem, DynGold, GoldC, Shift, SHIFT, LEFT, RIGHT, ROOT, LEFT_2, RIGHT_2, LEFT_3,
+    DynOracleSystem, DynGold, GoldC, SHIFT, LEFT, RIGHT, ROOT, LEFT_2, RIGHT_2, LEFT_3,
     RIGHT_3, N_MOVES, AT_S0, AT_SYSTEM, left_move, right_move, VIRTUAL_ROOT_NODE, word_node,
     pop_as_root,
 )
@@ -235,7 +235,7 @@ cdef class LRSpine(DynOracleSystem):
 
     cdef int declare_moves(self) except -1:
         """SHIFT, LEFT, RIGHT, ROOT, then LEFT_k, RIGHT_k for 2 <= k <= max_k."""
-        self.declare_move(SHIFT, Shift.is_valid, Shift.transition)
+        DynOracleSystem.declare_moves(self)
         self.declare_move(ROOT, RootArc.is_valid, RootArc.transition, AT_S0, AT_S0)
         # the arcs of LEFT_k and RIGHT_k end on the spines: move_arcs
         self.declare_move(LEFT, LeftArc.is_valid1, LeftArc.transition1, AT_SYSTEM, AT_SYSTEM)

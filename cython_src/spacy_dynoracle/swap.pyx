@@ -34,8 +34,8 @@ from spacy.typedefs cimport attr_t, weight_t
 from spacy.pipeline._parser_internals._state cimport StateC
 
 from .system_base cimport (
-    DynOracleSystem, DynGold, GoldC, SHIFT, LEFT, RIGHT, ROOT, SWAP, N_MOVES, AT_S0, AT_S1,
-    pop_as_root,
+    DynOracleSystem, DynGold, GoldC, StackLeftArc, StackRightArc, SHIFT, LEFT, RIGHT, ROOT,
+    SWAP, N_MOVES, AT_S0, AT_S1, pop_as_root,
 )
 from .swap_oracle cimport (
     Cfg, SwapGoldC, SwapOracleData, SW_INF, cfg_alloc, cfg_free, cfg_copy, cfg_set_missing,
@@ -86,44 +86,6 @@ cdef class Shift:
     @staticmethod
     cdef int transition(StateC* st, attr_t label) noexcept nogil:
         st.push()
-
-
-cdef class LeftArc:
-    """Attach s1 to s0 and remove s1 (docs/specs/swap.md §1.1 LA).
-
-    Validity: at least two words on the stack (s1 is never the virtual root).
-    Cost: from Swap.move_costs.
-    Action: arc s0 -> s1; s1 leaves the stack, s0 stays on top.
-    """
-    @staticmethod
-    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
-        return st.stack_depth() >= 2
-
-    @staticmethod
-    cdef int transition(StateC* st, attr_t label) noexcept nogil:
-        cdef int s0 = st.S(0)
-        cdef int s1 = st.S(1)
-        st.add_arc(s0, s1, label)
-        st.pop()
-        st.pop()
-        st._stack.push_back(s0)
-
-
-cdef class RightArc:
-    """Attach s0 to s1 and pop it (docs/specs/swap.md §1.1 RA with s1 a word).
-
-    Validity: at least two words on the stack.
-    Cost: from Swap.move_costs.
-    Action: arc s1 -> s0, pop.
-    """
-    @staticmethod
-    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
-        return st.stack_depth() >= 2
-
-    @staticmethod
-    cdef int transition(StateC* st, attr_t label) noexcept nogil:
-        st.add_arc(st.S(1), st.S(0), label)
-        st.pop()
 
 
 cdef class RootArc:
@@ -277,9 +239,12 @@ cdef class SwapSystem(DynOracleSystem):
         return False
 
     cdef int declare_moves(self) except -1:
+        DynOracleSystem.declare_moves(self)
+        # its own SHIFT (within the preset sentence of s0) and ROOT (the buffer a suffix)
         self.declare_move(SHIFT, Shift.is_valid, Shift.transition)
-        self.declare_move(LEFT, LeftArc.is_valid, LeftArc.transition, AT_S0, AT_S1)
-        self.declare_move(RIGHT, RightArc.is_valid, RightArc.transition, AT_S1, AT_S0)
+        # LEFT and RIGHT: docs/specs/swap.md §1.1 LA and RA (with s1 a word)
+        self.declare_move(LEFT, StackLeftArc.is_valid, StackLeftArc.transition, AT_S0, AT_S1)
+        self.declare_move(RIGHT, StackRightArc.is_valid, StackRightArc.transition, AT_S1, AT_S0)
         self.declare_move(ROOT, RootArc.is_valid, RootArc.transition, AT_S0, AT_S0)
         self.declare_move(SWAP, Swap.is_valid, Swap.transition)
 

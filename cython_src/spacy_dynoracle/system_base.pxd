@@ -108,11 +108,11 @@ ctypedef bint (*move_is_valid_t)(const StateC* st, attr_t label) noexcept nogil
 ctypedef int (*move_do_t)(StateC* st, attr_t label) noexcept nogil
 
 cdef enum:             # the ends of a move's arc (MoveDef.head_at / child_at)
-    NO_ARC = -1        # the move adds no arc
-    AT_S0 = 0          # AT_S0 + k: the stack word S(k)
-    AT_S1 = 1
-    AT_S2 = 2
-    AT_S3 = 3
+    NO_ARC = 0         # the move adds no arc (so an undeclared move, zero-filled, has none)
+    AT_S0 = 1          # AT_S0 + k: the stack word S(k)
+    AT_S1 = 2
+    AT_S2 = 3
+    AT_S3 = 4
     AT_B0 = 100        # the buffer front B(0)
     AT_SYSTEM = 101    # computed by the system's own move_arcs (lr_spine's spines)
 
@@ -150,6 +150,42 @@ cdef class RootArc:
     cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil
     @staticmethod
     cdef int transition(StateC* st, attr_t label) noexcept nogil
+
+
+# LEFT of arc-eager and arc-hybrid: b0 -> s0.
+cdef class BufferLeftArc:
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil
+
+
+# The reductions of the top two stack words (arc_standard, swap; arc_hybrid's RIGHT).
+cdef class StackLeftArc:
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil
+
+
+cdef class StackRightArc:
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil
+
+
+cdef inline int shift_else_reduce(const int* valid) noexcept nogil:
+    """The static oracles' last resort (arc_hybrid, arc_standard, attardi) when no attachment
+    is due: SHIFT; else (off the gold path, or gold that conflicts with preset sentence
+    starts) the first valid of RIGHT, ROOT, LEFT; -1 if none."""
+    if valid[SHIFT]:
+        return SHIFT
+    if valid[RIGHT]:
+        return RIGHT
+    if valid[ROOT]:
+        return ROOT
+    return LEFT if valid[LEFT] else -1
 
 
 cdef class DynOracleSystem(TransitionSystem):

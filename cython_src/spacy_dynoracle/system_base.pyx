@@ -149,6 +149,63 @@ cdef class RootArc:
         pop_as_root(st)
 
 
+cdef class BufferLeftArc:
+    """Attach s0 to b0 and pop it (LEFT of arc-eager, spec LA, and of arc-hybrid).
+
+    Validity: stack and buffer not empty, s0 has no head (in arc-eager: an L word, not pushed
+        by RIGHT; in arc-hybrid every stack word), b0 does not start a preset sentence.
+    Cost: the system's move_costs (their G&N formula: arc_eager.left_arc_gn_cost).
+    Action: arc b0 -> s0, pop.
+    """
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
+        return (st.stack_depth() >= 1 and st.buffer_length() >= 1
+                and st._heads[st.S(0)] == -1 and not st.is_sent_start(st.B(0)))
+
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil:
+        st.add_arc(st.B(0), st.S(0), label)
+        st.pop()
+
+
+cdef class StackLeftArc:
+    """Attach s1 to s0 and remove s1 (arc-standard's la; s1 is never the virtual root).
+
+    Validity: at least two words on the stack.
+    Cost: the system's move_costs.
+    Action: arc s0 -> s1; s1 leaves the stack, s0 stays on top.
+    """
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
+        return st.stack_depth() >= 2
+
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil:
+        cdef int s0 = st.S(0)
+        cdef int s1 = st.S(1)
+        st.add_arc(s0, s1, label)
+        st.pop()
+        st.pop()
+        st._stack.push_back(s0)
+
+
+cdef class StackRightArc:
+    """Attach s0 to s1 and pop it (arc-standard's ra with s1 a word).
+
+    Validity: at least two words on the stack.
+    Cost: the system's move_costs.
+    Action: arc s1 -> s0, pop.
+    """
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
+        return st.stack_depth() >= 2
+
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil:
+        st.add_arc(st.S(1), st.S(0), label)
+        st.pop()
+
+
 cdef class DynOracleSystem(TransitionSystem):
     """Base of the package's systems. Subclasses set the class attributes below, declare
     their moves (declare_moves) and override the hooks of system_base.pxd."""
@@ -224,7 +281,11 @@ cdef class DynOracleSystem(TransitionSystem):
     # ---- the move table ------------------------------------------------------------
     cdef int declare_moves(self) except -1:
         """Declare every move of the system (declare_move), once, from __init__ (after
-        set_oracle and the system's options)."""
+        set_oracle and the system's options). The base declares the rows most systems share,
+        SHIFT (Shift) and ROOT (RootArc); a system calls it first, then declares its own
+        moves (a row declared again replaces the base's: swap's SHIFT, lr_spine's ROOT)."""
+        self.declare_move(SHIFT, Shift.is_valid, Shift.transition)
+        self.declare_move(ROOT, RootArc.is_valid, RootArc.transition, AT_S0, AT_S0)
         return 0
 
     cdef int declare_move(self, int move, move_is_valid_t is_valid, move_do_t do,
