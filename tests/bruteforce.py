@@ -196,6 +196,22 @@ def random_state(sim: Simulator, gold_heads, rng: random.Random, p_oracle: float
     return sim
 
 
+def oracle_walk(system: str, gold, rng: random.Random, p_random: float,
+                **options) -> Tuple[int, int]:
+    """Walk from the initial state of `system` to a final one, taking a random valid move with
+    probability p_random and a random zero-cost move otherwise; return (the sum of the costs
+    of the moves taken, the loss of the final state)."""
+    sim = Simulator(system, len(gold), **options)
+    total = 0
+    while not sim.is_final():
+        costs = sim.costs(gold)
+        zero = [a for a, c in costs.items() if c == 0]
+        a = rng.choice(sorted(costs)) if (rng.random() < p_random or not zero) else rng.choice(zero)
+        total += costs[a]
+        sim.apply(a)
+    return total, sum(h != g for h, g in zip(sim.heads(), gold))
+
+
 def check_costs(sim: Simulator, bf: BruteForce) -> List[str]:
     """Compare every valid action's cost with minloss(after) - minloss(now); return the
     mismatches as readable strings (empty = exact in this state)."""

@@ -15,7 +15,7 @@ import random
 import numpy as np
 import pytest
 
-from bruteforce import search_computations
+from bruteforce import oracle_walk, search_computations
 from spacy_dynoracle import load_compiled
 from spacy_dynoracle.testing import Simulator
 
@@ -433,20 +433,6 @@ def gold_arc_tables(system, gold):
     reduce_ = np.stack([right, np.zeros_like(right)])
     del w
     return [np.zeros((N1, N1)), right_push, left, reduce_, root]
-
-
-def oracle_walk(system, gold, rng, p_random):
-    """Walk from the initial state, taking a random valid move with probability p_random
-    and a zero-cost move otherwise; return (sum of the costs of the moves taken, loss)."""
-    sim = Simulator(system, len(gold))
-    total = 0
-    while not sim.is_final():
-        costs = sim.costs(gold)
-        zero = [a for a, c in costs.items() if c == 0]
-        a = rng.choice(sorted(costs)) if (rng.random() < p_random or not zero) else rng.choice(zero)
-        total += costs[a]
-        sim.apply(a)
-    return total, sum(h != g for h, g in zip(sim.heads(), gold))
 
 
 ORACLE_CHECKS = [("arc_hybrid", ("projective", "multi-projective")),

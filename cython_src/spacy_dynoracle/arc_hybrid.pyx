@@ -30,15 +30,14 @@ token that cannot start one (docs/conventions.md).
 from spacy.typedefs cimport attr_t, weight_t
 from spacy.pipeline._parser_internals._state cimport StateC
 
-from spacy.pipeline._parser_internals.stateclass cimport StateClass
-
 from .system_base cimport (
-    DynOracleSystem, DynGold, GoldC, Transition, SHIFT, LEFT, RIGHT, ROOT, N_MOVES,
-    arc_label_cost, gold_kids_from,
-    shift_is_valid, root_is_valid, pop_as_root,
+    DynOracleSystem, DynGold, GoldC, BufferLeftArc, StackRightArc, SHIFT, LEFT, RIGHT, ROOT,
+    N_MOVES, AT_S0, AT_S1, AT_B0, gold_kids_from, shift_else_reduce,
 )
-from .arc_eager_oracle cimport NPOracle, np_scores, NP_SH, NP_LA, NP_RE, NP_NEG
+from .arc_eager_oracle cimport NPOracle
+from .arc_eager cimport np_move_costs, left_arc_gn_cost
 from .arc_eager import attach_np_table
+
 
 
 cdef inline bint on_stack(const StateC* st, int x) noexcept nogil:
@@ -59,29 +58,12 @@ cdef inline int kids_on_stack(const StateC* st, const GoldC* g, int h) noexcept 
     return n
 
 
-cdef inline weight_t pop_s0_cost(const StateC* st, const GoldC* g, int s0) noexcept nogil:
-    """Cost of attaching s0 to the item below it and popping it (RIGHT, ROOT):
-    [g(s0) in B] + |D(s0) ∩ B| (docs/specs/arc_eager_hybrid_easyfirst.md §5.2)."""
-    cdef int h = g.heads[s0]
-    return (h >= 0 and h != s0 and in_buffer(st, h)) + gold_kids_from(g, s0, st._b_i)
+cdef class ShiftCost:
+    """SHIFT pushes the first word of the buffer; validity and action are
+    system_base.Shift's.
 
-
-cdef class Shift:
-    """Push the first word of the buffer.
-
-    Validity: the buffer is not empty, and b0 does not start a preset sentence while the
-        stack holds words of the previous one.
     Cost: [g(b0) in stack ∪ {root}, other than s0] + |D(b0) ∩ stack|.
-    Action: push b0.
     """
-    @staticmethod
-    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
-        return shift_is_valid(st)
-
-    @staticmethod
-    cdef int transition(StateC* st, attr_t label) noexcept nogil:
-        st.push()
-
     @staticmethod
     cdef weight_t move_cost(const StateC* st, const GoldC* g) noexcept nogil:
         cdef int b0 = st.B(0)
@@ -94,94 +76,19 @@ cdef class Shift:
             cost += 1
         return cost
 
-    @staticmethod
-    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
-        return Shift.move_cost(st, <const GoldC*>gold)
 
+cdef class PopCost:
+    """RIGHT (system_base.StackRightArc) and ROOT (system_base.RootArc, the spec's RIGHT with
+    s1 = root) attach s0 to the word or root below it and pop it; validity and action are
+    theirs.
 
-cdef class LeftArc:
-    """Attach s0 to b0 and pop it.
-
-    Validity: stack and buffer not empty; b0 does not start a preset sentence.
-    Cost: [g(s0) in {s1} ∪ β] + |D(s0) ∩ B| (+1 for a wrong label on the gold arc);
-        s1 is the root when s0 is the only stack word.
-    Action: arc b0 -> s0, pop.
+    Cost: [g(s0) in B] + |D(s0) ∩ B| (+1 for a wrong label on the gold arc).
     """
-    @staticmethod
-    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
-        return (st.stack_depth() >= 1 and st.buffer_length() >= 1
-                and not st.is_sent_start(st.B(0)))
-
-    @staticmethod
-    cdef int transition(StateC* st, attr_t label) noexcept nogil:
-        st.add_arc(st.B(0), st.S(0), label)
-        st.pop()
-
     @staticmethod
     cdef weight_t move_cost(const StateC* st, const GoldC* g) noexcept nogil:
         cdef int s0 = st.S(0)
         cdef int h = g.heads[s0]
-        cdef weight_t cost = gold_kids_from(g, s0, st._b_i)
-        if h == s0:
-            cost += st.stack_depth() == 1          # s1 is the root
-        elif h >= 0 and (h == st.S(1) or h > st.B(0)):
-            cost += 1
-        return cost
-
-    @staticmethod
-    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
-        g = <const GoldC*>gold
-        return LeftArc.move_cost(st, g) + arc_label_cost(g, st.B(0), st.S(0), label)
-
-
-cdef class RightArc:
-    """Attach s0 to s1 and pop it.
-
-    Validity: at least two words on the stack.
-    Cost: [g(s0) in B] + |D(s0) ∩ B| (+1 for a wrong label on the gold arc).
-    Action: arc s1 -> s0, pop.
-    """
-    @staticmethod
-    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
-        return st.stack_depth() >= 2
-
-    @staticmethod
-    cdef int transition(StateC* st, attr_t label) noexcept nogil:
-        st.add_arc(st.S(1), st.S(0), label)
-        st.pop()
-
-    @staticmethod
-    cdef weight_t move_cost(const StateC* st, const GoldC* g) noexcept nogil:
-        return pop_s0_cost(st, g, st.S(0))
-
-    @staticmethod
-    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
-        g = <const GoldC*>gold
-        return RightArc.move_cost(st, g) + arc_label_cost(g, st.S(1), st.S(0), label)
-
-
-cdef class RootArc:
-    """Make s0 a sentence root (the spec's RIGHT with s1 = root) and pop it.
-
-    Validity: s0 is the only stack word, and b0 (if any) may start a sentence.
-    Cost: [g(s0) in B] + |D(s0) ∩ B|.
-    Action: s0 points to itself, pop; b0 starts the next sentence.
-    """
-    @staticmethod
-    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
-        return root_is_valid(st)
-
-    @staticmethod
-    cdef int transition(StateC* st, attr_t label) noexcept nogil:
-        pop_as_root(st)
-
-    @staticmethod
-    cdef weight_t move_cost(const StateC* st, const GoldC* g) noexcept nogil:
-        return pop_s0_cost(st, g, st.S(0))
-
-    @staticmethod
-    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
-        return RootArc.move_cost(st, <const GoldC*>gold)
+        return (h >= 0 and h != s0 and in_buffer(st, h)) + gold_kids_from(g, s0, st._b_i)
 
 
 cdef class ArcHybrid(DynOracleSystem):
@@ -189,8 +96,6 @@ cdef class ArcHybrid(DynOracleSystem):
     oracle it trains on non-projective gold as it is (no lifting by default); with
     ``static`` it trains on spaCy's pseudo-projective lifting and deprojectivizes."""
     name = "arc_hybrid"
-    move_types = (SHIFT, LEFT, RIGHT, ROOT)
-    arc_move_types = (LEFT, RIGHT)
     projective = True
     oracles = ("dynamic", "goldberg-nivre", "static")
     dynamic_oracles = ("dynamic", "goldberg-nivre")
@@ -205,82 +110,24 @@ cdef class ArcHybrid(DynOracleSystem):
         if self.use_dp:
             attach_np_table(gold)
 
-    cdef Transition init_transition(self, int clas, int move, attr_t label) except *:
-        cdef Transition t
-        t.clas = clas
-        t.move = move
-        t.label = label
-        t.score = 0
-        if move == SHIFT:
-            t.is_valid = Shift.is_valid
-            t.do = Shift.transition
-            t.get_cost = Shift.cost
-        elif move == LEFT:
-            t.is_valid = LeftArc.is_valid
-            t.do = LeftArc.transition
-            t.get_cost = LeftArc.cost
-        elif move == RIGHT:
-            t.is_valid = RightArc.is_valid
-            t.do = RightArc.transition
-            t.get_cost = RightArc.cost
-        elif move == ROOT:
-            t.is_valid = RootArc.is_valid
-            t.do = RootArc.transition
-            t.get_cost = RootArc.cost
-        else:
-            raise ValueError(f"arc_hybrid has no move {move}")
-        return t
-
-    cdef void move_validity(self, const StateC* st, int* valid) noexcept nogil:
-        for m in range(N_MOVES):
-            valid[m] = 0
-        valid[SHIFT] = Shift.is_valid(st, 0)
-        valid[LEFT] = LeftArc.is_valid(st, 0)
-        valid[RIGHT] = RightArc.is_valid(st, 0)
-        valid[ROOT] = RootArc.is_valid(st, 0)
-
-    cdef void move_arcs(self, const StateC* st, int* head, int* child) noexcept nogil:
-        for m in range(N_MOVES):
-            head[m] = -1
-            child[m] = -1
-        head[LEFT] = st.B(0)
-        child[LEFT] = st.S(0)
-        head[RIGHT] = st.S(1)
-        child[RIGHT] = st.S(0)
-        head[ROOT] = st.S(0)
-        child[ROOT] = st.S(0)
+    cdef int declare_moves(self) except -1:
+        DynOracleSystem.declare_moves(self)
+        # LEFT: every stack word of arc-hybrid has no head, as BufferLeftArc requires
+        self.declare_move(LEFT, BufferLeftArc.is_valid, BufferLeftArc.transition, AT_B0, AT_S0)
+        self.declare_move(RIGHT, StackRightArc.is_valid, StackRightArc.transition, AT_S1, AT_S0)
 
     cdef void move_costs(self, const StateC* st, const GoldC* g, const int* valid,
                          weight_t* cost) noexcept nogil:
         cdef NPOracle* o = <NPOracle*>g.extra
-        cdef int rho[4]
-        cdef int best = NP_NEG
-        cdef int i, k
         if self.use_dp and o != NULL and st._b_i < o.n and o.nonproj[st._b_i + 1]:
             # non-projective segment: the continuation DP
             # (docs/specs/arc_eager_nonproj_oracle.md §6), all words L
-            k = st.stack_depth() + 1
-            o.stack[0] = 0
-            o.is_R[0] = 1
-            for i in range(1, k):
-                o.stack[i] = st._stack[i - 1] + 1
-                o.is_R[i] = 0
-            np_scores(o, o.stack, o.is_R, k, st._b_i + 1, rho)
-            if valid[SHIFT] and rho[NP_SH] > best:
-                best = rho[NP_SH]
-            if valid[LEFT] and rho[NP_LA] > best:
-                best = rho[NP_LA]
-            if (valid[RIGHT] or valid[ROOT]) and rho[NP_RE] > best:
-                best = rho[NP_RE]
-            cost[SHIFT] = best - rho[NP_SH] if valid[SHIFT] else 0
-            cost[LEFT] = best - rho[NP_LA] if valid[LEFT] else 0
-            cost[RIGHT] = best - rho[NP_RE] if valid[RIGHT] else 0
-            cost[ROOT] = best - rho[NP_RE] if valid[ROOT] else 0
+            np_move_costs(st, g, 0, valid, cost)
             return
-        cost[SHIFT] = Shift.move_cost(st, g) if valid[SHIFT] else 0
-        cost[LEFT] = LeftArc.move_cost(st, g) if valid[LEFT] else 0
-        cost[RIGHT] = RightArc.move_cost(st, g) if valid[RIGHT] else 0
-        cost[ROOT] = RootArc.move_cost(st, g) if valid[ROOT] else 0
+        cost[SHIFT] = ShiftCost.move_cost(st, g) if valid[SHIFT] else 0
+        cost[LEFT] = left_arc_gn_cost(st, g) if valid[LEFT] else 0
+        cost[RIGHT] = PopCost.move_cost(st, g) if valid[RIGHT] else 0
+        cost[ROOT] = PopCost.move_cost(st, g) if valid[ROOT] else 0
 
     cdef int static_move(self, const StateC* st, const GoldC* g) noexcept nogil:
         """docs/specs/arc_eager_hybrid_easyfirst.md §6: attach as soon as the word is complete,
@@ -297,11 +144,4 @@ cdef class ArcHybrid(DynOracleSystem):
                 return RIGHT
             if valid[ROOT] and h == s0:
                 return ROOT
-        if valid[SHIFT]:
-            return SHIFT
-        # off the gold path (or gold that conflicts with preset sentence starts)
-        if valid[RIGHT]:
-            return RIGHT
-        if valid[ROOT]:
-            return ROOT
-        return LEFT if valid[LEFT] else -1
+        return shift_else_reduce(valid)

@@ -26,16 +26,14 @@ Preset sentence boundaries are honoured as in arc_hybrid: SHIFT cannot push a se
 start onto a non-empty stack (so every arc stays inside one sentence) and ROOT may not end
 a sentence before a word that cannot start one.
 """
-from libc.stdint cimport int32_t
 from libcpp.vector cimport vector
 
 from spacy.typedefs cimport attr_t, weight_t
 from spacy.pipeline._parser_internals._state cimport StateC
-from spacy.pipeline._parser_internals.stateclass cimport StateClass
 
 from .system_base cimport (
-    DynOracleSystem, DynGold, GoldC, Transition, SHIFT, LEFT, RIGHT, ROOT, N_MOVES,
-    shift_is_valid, root_is_valid, pop_as_root,
+    DynOracleSystem, DynGold, GoldC, StackLeftArc, StackRightArc, SHIFT, LEFT, RIGHT, ROOT,
+    N_MOVES, AT_S0, AT_S1, VIRTUAL_ROOT_NODE, word_node, shift_else_reduce,
 )
 from .arc_standard_oracle cimport (
     ASOracleC, AS_INF, AS_PATH_PAPER, AS_PATH_GENERAL, AS_PATH_CUT, AS_PATH_MIXED, AS_PATH_NEXT,
@@ -52,99 +50,12 @@ cdef inline bint complete(const StateC* st, const GoldC* g, int x) noexcept nogi
     return True
 
 
-cdef class Shift:
-    """Push the first word of the buffer.
-
-    Validity: the buffer is not empty, and b0 does not start a preset sentence while the
-        stack holds words of the previous one.
-    Cost: δ-free; F(sh(c)) - F(c) from the tabular oracle
-    (docs/specs/lr_spine_and_arc_standard.md §3.5).
-    Action: push b0.
-    """
-    @staticmethod
-    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
-        return shift_is_valid(st)
-
-    @staticmethod
-    cdef int transition(StateC* st, attr_t label) noexcept nogil:
-        st.push()
-
-    @staticmethod
-    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
-        return 0    # costs of all moves come at once from ArcStandard.move_costs
-
-
-cdef class LeftArc:
-    """Attach s1 to s0 and remove s1 (the spec's la: s1 -> s2 in the papers' indexing).
-
-    Validity: at least two words on the stack (s1 is never the virtual root).
-    Cost: δ(s0 -> s1) + F(la(c)) - F(c) (docs/specs/lr_spine_and_arc_standard.md §3.5).
-    Action: arc s0 -> s1; s1 leaves the stack, s0 stays on top.
-    """
-    @staticmethod
-    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
-        return st.stack_depth() >= 2
-
-    @staticmethod
-    cdef int transition(StateC* st, attr_t label) noexcept nogil:
-        cdef int s0 = st.S(0)
-        cdef int s1 = st.S(1)
-        st.add_arc(s0, s1, label)
-        st.pop()
-        st.pop()
-        st._stack.push_back(s0)
-
-    @staticmethod
-    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
-        return 0
-
-
-cdef class RightArc:
-    """Attach s0 to s1 and pop it (the spec's ra).
-
-    Validity: at least two words on the stack.
-    Cost: δ(s1 -> s0) + F(ra(c)) - F(c) (docs/specs/lr_spine_and_arc_standard.md §3.5).
-    Action: arc s1 -> s0, pop.
-    """
-    @staticmethod
-    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
-        return st.stack_depth() >= 2
-
-    @staticmethod
-    cdef int transition(StateC* st, attr_t label) noexcept nogil:
-        st.add_arc(st.S(1), st.S(0), label)
-        st.pop()
-
-    @staticmethod
-    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
-        return 0
-
-
-cdef class RootArc:
-    """Make s0 a sentence root: the spec's ra with s2 = the virtual root.
-
-    Validity: s0 is the only stack word, and b0 (if any) may start a sentence.
-    Cost: δ(root -> s0) + F(ra(c)) - F(c).
-    Action: s0 points to itself, pop; b0 starts the next sentence.
-    """
-    @staticmethod
-    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
-        return root_is_valid(st)
-
-    @staticmethod
-    cdef int transition(StateC* st, attr_t label) noexcept nogil:
-        pop_as_root(st)
-
-    @staticmethod
-    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
-        return 0
-
-
 cdef class ArcStandard(DynOracleSystem):
-    """Arc-standard: SHIFT, LEFT, RIGHT, ROOT, with exact tabular dynamic oracles."""
+    """Arc-standard: SHIFT, LEFT, RIGHT, ROOT, with exact tabular dynamic oracles. The moves
+    are system_base's: LEFT is StackLeftArc (the spec's la: s1 -> s2 in the papers'
+    indexing), RIGHT StackRightArc (ra), ROOT RootArc (ra with s2 = the virtual root). Their
+    cost: δ(arc) + F(successor) - F(c) (docs/specs/lr_spine_and_arc_standard.md §3.5)."""
     name = "arc_standard"
-    move_types = (SHIFT, LEFT, RIGHT, ROOT)
-    arc_move_types = (LEFT, RIGHT)
     projective = True
     oracles = ("dynamic", "static", "general")
     dynamic_oracles = ("dynamic", "general")
@@ -156,7 +67,6 @@ cdef class ArcStandard(DynOracleSystem):
     cdef int _last_path             # AS_PATH_* flags of the last move_costs
     cdef long _path_counts[8]       # states through the oracle, and per AS_PATH_* flag
     cdef readonly long budget       # the guard's limit on one DP's cells (0: none)
-    cdef readonly long missing_oracle   # move_costs calls on a gold without oracle data
     cdef long _cells_total          # DP cells visited by the oracle (a count of its work)
     cdef long _cells_max            # ... in one state, at most
     cdef long _last_cells
@@ -179,50 +89,10 @@ cdef class ArcStandard(DynOracleSystem):
         DynOracleSystem.set_oracle(self, oracle)
         self.force_general = oracle == "general"
 
-    cdef Transition init_transition(self, int clas, int move, attr_t label) except *:
-        cdef Transition t
-        t.clas = clas
-        t.move = move
-        t.label = label
-        t.score = 0
-        if move == SHIFT:
-            t.is_valid = Shift.is_valid
-            t.do = Shift.transition
-            t.get_cost = Shift.cost
-        elif move == LEFT:
-            t.is_valid = LeftArc.is_valid
-            t.do = LeftArc.transition
-            t.get_cost = LeftArc.cost
-        elif move == RIGHT:
-            t.is_valid = RightArc.is_valid
-            t.do = RightArc.transition
-            t.get_cost = RightArc.cost
-        elif move == ROOT:
-            t.is_valid = RootArc.is_valid
-            t.do = RootArc.transition
-            t.get_cost = RootArc.cost
-        else:
-            raise ValueError(f"arc_standard has no move {move}")
-        return t
-
-    cdef void move_validity(self, const StateC* st, int* valid) noexcept nogil:
-        for m in range(N_MOVES):
-            valid[m] = 0
-        valid[SHIFT] = Shift.is_valid(st, 0)
-        valid[LEFT] = LeftArc.is_valid(st, 0)
-        valid[RIGHT] = RightArc.is_valid(st, 0)
-        valid[ROOT] = RootArc.is_valid(st, 0)
-
-    cdef void move_arcs(self, const StateC* st, int* head, int* child) noexcept nogil:
-        for m in range(N_MOVES):
-            head[m] = -1
-            child[m] = -1
-        head[LEFT] = st.S(0)
-        child[LEFT] = st.S(1)
-        head[RIGHT] = st.S(1)
-        child[RIGHT] = st.S(0)
-        head[ROOT] = st.S(0)
-        child[ROOT] = st.S(0)
+    cdef int declare_moves(self) except -1:
+        DynOracleSystem.declare_moves(self)
+        self.declare_move(LEFT, StackLeftArc.is_valid, StackLeftArc.transition, AT_S0, AT_S1)
+        self.declare_move(RIGHT, StackRightArc.is_valid, StackRightArc.transition, AT_S1, AT_S0)
 
     cdef void move_costs(self, const StateC* st, const GoldC* gold, const int* valid,
                          weight_t* cost) noexcept nogil:
@@ -241,24 +111,20 @@ cdef class ArcStandard(DynOracleSystem):
         n_valid = valid[SHIFT] + valid[LEFT] + valid[RIGHT] + valid[ROOT]
         if n_valid <= 1:
             return      # nothing to compare (and F cancels out)
-        if gold.extra == NULL:
-            # Only a DynGold made by hand gets here: init_gold and the Simulator attach
-            # the oracle's gold (attach_oracle). No costs (all 0) rather than a crash;
-            # set_costs and step_batch raise before reaching this point.
-            self.missing_oracle += 1
+        if self.lacks_oracle_data(gold):
             self._last_path = 0
             return
         o = <ASOracleC*>gold.extra
         self._nodes.resize(d + 1)
-        self._nodes[0] = 0
+        self._nodes[0] = VIRTUAL_ROOT_NODE
         for i in range(d):
-            self._nodes[i + 1] = st._stack[i] + 1
+            self._nodes[i + 1] = word_node(st._stack[i])
         # ask the spec's system for every move it has here (its min is F(c)), so that the
         # costs are exact increases even where preset boundaries forbid some of them
         want[0] = st.buffer_length() > 0
         want[1] = d >= 2
         want[2] = d >= 1
-        as_costs(o, self._nodes.data(), d + 1, st._b_i + 1, want, val)
+        as_costs(o, self._nodes.data(), d + 1, word_node(st._b_i), want, val)
         self._last_path = o.last_path
         self._last_cells = o.cells
         self._cells_total += o.cells
@@ -289,14 +155,7 @@ cdef class ArcStandard(DynOracleSystem):
                 return RIGHT
             if valid[ROOT] and g.heads[s0] == s0:
                 return ROOT
-        if valid[SHIFT]:
-            return SHIFT
-        # off the gold path (or gold that conflicts with preset sentence starts)
-        if valid[RIGHT]:
-            return RIGHT
-        if valid[ROOT]:
-            return ROOT
-        return LEFT if valid[LEFT] else -1
+        return shift_else_reduce(valid)
 
     # ---- gold ------------------------------------------------------------------------
     def attach_oracle(self, DynGold gold):
@@ -339,6 +198,4 @@ def attach_oracle(DynGold gold, force_general=False, budget=0):
     """Build the oracle's gold (docs/specs/lr_spine_and_arc_standard.md §7: per document,
     once) and hang it on the DynGold."""
     cdef ArcStandardOracle og = ArcStandardOracle(gold.heads, force_general, budget=budget)
-    gold.extra_obj = og
-    gold.c.extra = <void*>&og.c
-    return og
+    return gold.attach(og, <void*>&og.c)

@@ -120,6 +120,8 @@ block's F) plus O(stack + buffer) cells.
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memset
 
+from .conventions cimport word_node, spec_head
+
 
 cdef inline int dlt(const ASOracleC* o, int h, int d) noexcept nogil:
     """delta(h -> d): 0 if the arc is gold or d's gold head is unknown, else 1."""
@@ -171,13 +173,7 @@ cdef int as_build(ASOracleC* o, const int32_t* heads, int n, bint force_general,
         if heads[i] >= n:
             return -2       # a head outside the Doc: would index past every array
     for i in range(n):
-        h = heads[i]
-        if h < 0:
-            o.head[i + 1] = AS_UNKNOWN
-        elif h == i:
-            o.head[i + 1] = 0
-        else:
-            o.head[i + 1] = h + 1
+        o.head[word_node(i)] = spec_head(heads[i], i, AS_UNKNOWN)
     for d in range(1, N1):
         if o.head[d] >= 0:
             o.kid_start[o.head[d] + 1] += 1

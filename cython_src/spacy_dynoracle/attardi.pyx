@@ -16,7 +16,6 @@ contiguous sentence (the package convention). The oracle models exactly this sys
 
 Token i is node i+1 for the oracle; the buffer is always the suffix _b_i.. (no _rebuffer).
 """
-from libc.stdint cimport int32_t
 from libcpp.vector cimport vector
 
 from spacy.typedefs cimport attr_t, weight_t
@@ -24,24 +23,15 @@ from spacy.pipeline._parser_internals._state cimport StateC
 from spacy.pipeline._parser_internals.stateclass cimport StateClass
 
 from .system_base cimport (
-    DynOracleSystem, DynGold, GoldC, Transition, SHIFT, LEFT, RIGHT, ROOT, LEFT_2, RIGHT_2,
-    LEFT_3, RIGHT_3, N_MOVES,
-    shift_is_valid, root_is_valid, pop_as_root,
+    DynOracleSystem, DynGold, GoldC, SHIFT, LEFT, RIGHT, ROOT, LEFT_2, RIGHT_2,
+    LEFT_3, RIGHT_3, N_MOVES, AT_S0, AT_S1, AT_S2, AT_S3, left_move, right_move,
+    VIRTUAL_ROOT_NODE, word_node, shift_else_reduce,
 )
-from .system_base import BACKOFF_LABEL
 from .attardi_oracle cimport (
     AttardiOracle, OracleGold, AttGold, ORC_MAX_T, PATH_GUARD,
 )
 
 UNCOVERED_POLICIES = ("local", "exact", "skip")
-
-
-cdef inline int left_move(int k) noexcept nogil:
-    return LEFT if k == 1 else (LEFT_2 if k == 2 else LEFT_3)
-
-
-cdef inline int right_move(int k) noexcept nogil:
-    return RIGHT if k == 1 else (RIGHT_2 if k == 2 else RIGHT_3)
 
 
 cdef inline bint complete(const StateC* st, const GoldC* g, int x) noexcept nogil:
@@ -50,27 +40,6 @@ cdef inline bint complete(const StateC* st, const GoldC* g, int x) noexcept nogi
         if st._heads[g.kids[j]] == -1:
             return 0
     return 1
-
-
-cdef class Shift:
-    """Push the first word of the buffer.
-
-    Validity: the buffer is not empty, and b0 does not start a preset sentence while the
-        stack holds words (of the previous sentence).
-    Cost: oracle (attardi_oracle.costs, docs/specs/attardi.md §2.6).
-    Action: push b0.
-    """
-    @staticmethod
-    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
-        return shift_is_valid(st)
-
-    @staticmethod
-    cdef int transition(StateC* st, attr_t label) noexcept nogil:
-        st.push()
-
-    @staticmethod
-    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
-        return 0     # costs come from move_costs (all moves at once); see set_costs
 
 
 cdef class LeftK:
@@ -156,26 +125,6 @@ cdef class RightK:
         return RightK.do_k(st, 3, label)
 
 
-cdef class RootArc:
-    """Make s0 a sentence root: the spec's ra_1 with s1 = node 0, then pop.
-
-    Validity: s0 is the only stack word, and b0 (if any) may start a sentence.
-    Cost: oracle.
-    Action: s0 points to itself, pop; b0 starts the next sentence.
-    """
-    @staticmethod
-    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
-        return root_is_valid(st)
-
-    @staticmethod
-    cdef int transition(StateC* st, attr_t label) noexcept nogil:
-        pop_as_root(st)
-
-
-cdef weight_t no_cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
-    return 0
-
-
 cdef class Attardi(DynOracleSystem):
     """Attardi's system of degree 2 (default) or 3: SHIFT, LEFT_k, RIGHT_k, ROOT. Derives
     non-projective trees directly (no lifting)."""
@@ -231,18 +180,6 @@ cdef class Attardi(DynOracleSystem):
                                  projectivize=False, oracle=oracle, **options)
 
     @property
-    def move_types(self):
-        if self.D == 3:
-            return (SHIFT, LEFT, RIGHT, ROOT, LEFT_2, RIGHT_2, LEFT_3, RIGHT_3)
-        return (SHIFT, LEFT, RIGHT, ROOT, LEFT_2, RIGHT_2)
-
-    @property
-    def arc_move_types(self):
-        if self.D == 3:
-            return (LEFT, RIGHT, LEFT_2, RIGHT_2, LEFT_3, RIGHT_3)
-        return (LEFT, RIGHT, LEFT_2, RIGHT_2)
-
-    @property
     def degree(self):
         return self.D
 
@@ -282,66 +219,16 @@ cdef class Attardi(DynOracleSystem):
         """The oracle path that produced the last costs (tests report it)."""
         return self.oracle_.last_path_name
 
-    cdef Transition init_transition(self, int clas, int move, attr_t label) except *:
-        cdef Transition t
-        t.clas = clas
-        t.move = move
-        t.label = label
-        t.score = 0
-        t.get_cost = no_cost
-        if move == SHIFT:
-            t.is_valid = Shift.is_valid
-            t.do = Shift.transition
-        elif move == ROOT:
-            t.is_valid = RootArc.is_valid
-            t.do = RootArc.transition
-        elif move == LEFT:
-            t.is_valid = LeftK.is_valid1
-            t.do = LeftK.transition1
-        elif move == LEFT_2:
-            t.is_valid = LeftK.is_valid2
-            t.do = LeftK.transition2
-        elif move == LEFT_3 and self.D >= 3:
-            t.is_valid = LeftK.is_valid3
-            t.do = LeftK.transition3
-        elif move == RIGHT:
-            t.is_valid = RightK.is_valid1          # ra_1 between two words
-            t.do = RightK.transition1
-        elif move == RIGHT_2:
-            t.is_valid = RightK.is_valid2
-            t.do = RightK.transition2
-        elif move == RIGHT_3 and self.D >= 3:
-            t.is_valid = RightK.is_valid3
-            t.do = RightK.transition3
-        else:
-            raise ValueError(f"attardi (degree {self.D}) has no move {move}")
-        return t
-
-    cdef void move_validity(self, const StateC* st, int* valid) noexcept nogil:
-        cdef int d = st.stack_depth()
-        for m in range(N_MOVES):
-            valid[m] = 0
-        valid[SHIFT] = Shift.is_valid(st, 0)
-        valid[ROOT] = RootArc.is_valid(st, 0)
-        valid[LEFT] = d >= 2
-        valid[RIGHT] = d >= 2
-        valid[LEFT_2] = d >= 3
-        valid[RIGHT_2] = d >= 3
+    cdef int declare_moves(self) except -1:
+        """SHIFT, ROOT (the spec's ra_1 onto node 0), LEFT_k and RIGHT_k for k <= degree."""
+        DynOracleSystem.declare_moves(self)
+        self.declare_move(LEFT, LeftK.is_valid1, LeftK.transition1, AT_S0, AT_S1)
+        self.declare_move(RIGHT, RightK.is_valid1, RightK.transition1, AT_S1, AT_S0)
+        self.declare_move(LEFT_2, LeftK.is_valid2, LeftK.transition2, AT_S0, AT_S2)
+        self.declare_move(RIGHT_2, RightK.is_valid2, RightK.transition2, AT_S2, AT_S0)
         if self.D >= 3:
-            valid[LEFT_3] = d >= 4
-            valid[RIGHT_3] = d >= 4
-
-    cdef void move_arcs(self, const StateC* st, int* head, int* child) noexcept nogil:
-        for m in range(N_MOVES):
-            head[m] = -1
-            child[m] = -1
-        for k in range(1, self.D + 1):
-            head[left_move(k)] = st.S(0)
-            child[left_move(k)] = st.S(k)
-            head[right_move(k)] = st.S(k)
-            child[right_move(k)] = st.S(0)
-        head[ROOT] = st.S(0)
-        child[ROOT] = st.S(0)
+            self.declare_move(LEFT_3, LeftK.is_valid3, LeftK.transition3, AT_S0, AT_S3)
+            self.declare_move(RIGHT_3, RightK.is_valid3, RightK.transition3, AT_S3, AT_S0)
 
     cdef void move_costs(self, const StateC* st, const GoldC* gold, const int* valid,
                          weight_t* cost) noexcept nogil:
@@ -360,14 +247,14 @@ cdef class Attardi(DynOracleSystem):
             self.oracle_.scratch_gold.build(gold.heads, gold.length, self.D, True)
             g = &self.oracle_.scratch_gold.c
         self._nodes.resize(d + 1)
-        self._nodes[0] = 0
+        self._nodes[0] = VIRTUAL_ROOT_NODE
         for i in range(d):
-            self._nodes[i + 1] = st.S(d - 1 - i) + 1
+            self._nodes[i + 1] = word_node(st.S(d - 1 - i))
         want[0] = valid[SHIFT]
         for k in range(1, self.D + 1):
             want[2 * k - 1] = valid[left_move(k)]
             want[2 * k] = valid[right_move(k)] or (k == 1 and valid[ROOT])
-        self.oracle_.costs(g, self._nodes.data(), d + 1, st._b_i + 1, want, out)
+        self.oracle_.costs(g, self._nodes.data(), d + 1, word_node(st._b_i), want, out)
         cost[SHIFT] = out[0]
         for k in range(1, self.D + 1):
             cost[left_move(k)] = out[2 * k - 1]
@@ -394,14 +281,7 @@ cdef class Attardi(DynOracleSystem):
                 for k in range(1, self.D + 1):
                     if d >= k + 1 and g.heads[s0] == st.S(k):
                         return right_move(k)
-        if valid[SHIFT]:
-            return SHIFT
-        # off the gold path, or gold that conflicts with preset sentence starts
-        if valid[RIGHT]:
-            return RIGHT
-        if valid[ROOT]:
-            return ROOT
-        return LEFT if valid[LEFT] else -1
+        return shift_else_reduce(valid)
 
     # ---- gold ------------------------------------------------------------------------
     def _oracle_gold(self, heads):
@@ -412,8 +292,7 @@ cdef class Attardi(DynOracleSystem):
         built once per document, by init_gold and by the Simulator (gold.c.extra)."""
         cdef OracleGold og = OracleGold()
         og.build(gold.c.heads, gold.c.length, self.D, True)
-        gold.extra_obj = og
-        gold.c.extra = <void*>&og.c
+        gold.attach(og, <void*>&og.c)
         if og.c.n_unknown:
             self.doc_counts["partial"] += 1
         elif og.c.covered:

@@ -32,17 +32,15 @@ costs are an approximation, docs/specs/lr_spine_and_arc_standard.md §3.9) and "
 zero-cost move in the canonical order LEFT_1..k, RIGHT_1..k, ROOT, SHIFT: attach as soon as
 possible).
 """
-from libc.stdint cimport int32_t
 from libcpp.vector cimport vector
 
 from spacy.typedefs cimport attr_t, weight_t
 from spacy.pipeline._parser_internals._state cimport StateC
-from spacy.pipeline._parser_internals.stateclass cimport StateClass
 
 from .system_base cimport (
-    DynOracleSystem, DynGold, GoldC, Transition, SHIFT, LEFT, RIGHT, ROOT, LEFT_2, RIGHT_2,
-    LEFT_3, RIGHT_3, N_MOVES,
-    shift_is_valid, pop_as_root,
+    DynOracleSystem, DynGold, GoldC, SHIFT, LEFT, RIGHT, ROOT, LEFT_2, RIGHT_2, LEFT_3,
+    RIGHT_3, N_MOVES, AT_S0, AT_SYSTEM, left_move, right_move, VIRTUAL_ROOT_NODE, word_node,
+    pop_as_root,
 )
 from .lr_spine_oracle cimport (
     LRSGold, LRSElem, LRSWork, LRS_INF, LRS_MAXK, LRSpineGold,
@@ -53,14 +51,6 @@ _PATH_NAMES = ("plain", "mixed", "dirty", "next")   # LRS_PATH_* bits 0..3
 
 cdef enum:
     MAX_K = 3          # moves with ids: LEFT/RIGHT, LEFT_2/RIGHT_2, LEFT_3/RIGHT_3
-
-
-cdef inline int left_move(int k) noexcept nogil:
-    return LEFT if k == 1 else (LEFT_2 if k == 2 else LEFT_3)
-
-
-cdef inline int right_move(int k) noexcept nogil:
-    return RIGHT if k == 1 else (RIGHT_2 if k == 2 else RIGHT_3)
 
 
 cdef inline int spine_node(const StateC* st, int x, int k, bint left) noexcept nogil:
@@ -135,28 +125,6 @@ cdef inline void do_right(StateC* st, int k, attr_t label) noexcept nogil:
     st.pop()
 
 
-cdef class Shift:
-    """Push the first word of the buffer.
-
-    Validity: the buffer is not empty, and b0 does not start a preset sentence while the
-        stack holds words of the previous one.
-    Cost: F(sh(c)) - F(c) (docs/specs/lr_spine_and_arc_standard.md §3.8), from
-    LRSpine.move_costs.
-    Action: push (<b0>, <b0>).
-    """
-    @staticmethod
-    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
-        return shift_is_valid(st)
-
-    @staticmethod
-    cdef int transition(StateC* st, attr_t label) noexcept nogil:
-        st.push()
-
-    @staticmethod
-    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
-        return 0
-
-
 cdef class LeftArc:
     """LEFT_k: s1 becomes the new leftmost dependent of ls(s0)[k] and leaves the stack.
 
@@ -187,10 +155,6 @@ cdef class LeftArc:
     @staticmethod
     cdef int transition3(StateC* st, attr_t label) noexcept nogil:
         do_left(st, 3, label)
-
-    @staticmethod
-    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
-        return 0
 
 
 cdef class RightArc:
@@ -226,10 +190,6 @@ cdef class RightArc:
     cdef int transition3(StateC* st, attr_t label) noexcept nogil:
         do_right(st, 3, label)
 
-    @staticmethod
-    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
-        return 0
-
 
 cdef class RootArc:
     """Make s0 a sentence root (spec ra_1 with σ2 = the virtual root) and pop it.
@@ -250,10 +210,6 @@ cdef class RootArc:
     cdef int transition(StateC* st, attr_t label) noexcept nogil:
         pop_as_root(st)
 
-    @staticmethod
-    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
-        return 0
-
 
 cdef class LRSpine(DynOracleSystem):
     """LR-spine with spine depth capped at max_k (1..3; max_k = 1 is arc-standard)."""
@@ -263,7 +219,6 @@ cdef class LRSpine(DynOracleSystem):
     cdef readonly int K
     cdef readonly LRSWork work
     cdef vector[LRSElem] _elems
-    cdef readonly long missing_oracle   # move_costs calls on a gold without oracle data
     cdef int _last_path                 # LRS_PATH_* flags of the last move_costs
     cdef long _path_counts[5]           # states through the oracle, and per LRS_PATH_* bit
 
@@ -278,67 +233,21 @@ cdef class LRSpine(DynOracleSystem):
                                  projectivize=projectivize, oracle=oracle, **options)
         self.needs_oracle_data = True   # no fallback: costs come from attach_oracle's data
 
-    @property
-    def move_types(self):
+    cdef int declare_moves(self) except -1:
         """SHIFT, LEFT, RIGHT, ROOT, then LEFT_k, RIGHT_k for 2 <= k <= max_k."""
-        return tuple([SHIFT, LEFT, RIGHT, ROOT]
-                     + [m for k in range(2, self.K + 1) for m in (left_move(k), right_move(k))])
-
-    @property
-    def arc_move_types(self):
-        return tuple(m for m in self.move_types if m not in (SHIFT, ROOT))
-
-    cdef Transition init_transition(self, int clas, int move, attr_t label) except *:
-        cdef Transition t
-        t.clas = clas
-        t.move = move
-        t.label = label
-        t.score = 0
-        if move == SHIFT:
-            t.is_valid = Shift.is_valid
-            t.do = Shift.transition
-            t.get_cost = Shift.cost
-        elif move == ROOT:
-            t.is_valid = RootArc.is_valid
-            t.do = RootArc.transition
-            t.get_cost = RootArc.cost
-        elif move == LEFT:
-            t.is_valid = LeftArc.is_valid1
-            t.do = LeftArc.transition1
-            t.get_cost = LeftArc.cost
-        elif move == LEFT_2 and self.K >= 2:
-            t.is_valid = LeftArc.is_valid2
-            t.do = LeftArc.transition2
-            t.get_cost = LeftArc.cost
-        elif move == LEFT_3 and self.K >= 3:
-            t.is_valid = LeftArc.is_valid3
-            t.do = LeftArc.transition3
-            t.get_cost = LeftArc.cost
-        elif move == RIGHT:
-            t.is_valid = RightArc.is_valid1
-            t.do = RightArc.transition1
-            t.get_cost = RightArc.cost
-        elif move == RIGHT_2 and self.K >= 2:
-            t.is_valid = RightArc.is_valid2
-            t.do = RightArc.transition2
-            t.get_cost = RightArc.cost
-        elif move == RIGHT_3 and self.K >= 3:
-            t.is_valid = RightArc.is_valid3
-            t.do = RightArc.transition3
-            t.get_cost = RightArc.cost
-        else:
-            raise ValueError(f"lr_spine (max_k={self.K}) has no move {move}")
-        return t
-
-    cdef void move_validity(self, const StateC* st, int* valid) noexcept nogil:
-        cdef int k
-        for m in range(N_MOVES):
-            valid[m] = 0
-        valid[SHIFT] = Shift.is_valid(st, 0)
-        valid[ROOT] = RootArc.is_valid(st, 0)
-        for k in range(1, self.K + 1):
-            valid[left_move(k)] = valid_left(st, k)
-            valid[right_move(k)] = valid_right(st, k)
+        DynOracleSystem.declare_moves(self)
+        self.declare_move(ROOT, RootArc.is_valid, RootArc.transition, AT_S0, AT_S0)
+        # the arcs of LEFT_k and RIGHT_k end on the spines: move_arcs
+        self.declare_move(LEFT, LeftArc.is_valid1, LeftArc.transition1, AT_SYSTEM, AT_SYSTEM)
+        self.declare_move(RIGHT, RightArc.is_valid1, RightArc.transition1, AT_SYSTEM, AT_SYSTEM)
+        if self.K >= 2:
+            self.declare_move(LEFT_2, LeftArc.is_valid2, LeftArc.transition2, AT_SYSTEM, AT_SYSTEM)
+            self.declare_move(RIGHT_2, RightArc.is_valid2, RightArc.transition2, AT_SYSTEM,
+                              AT_SYSTEM)
+        if self.K >= 3:
+            self.declare_move(LEFT_3, LeftArc.is_valid3, LeftArc.transition3, AT_SYSTEM, AT_SYSTEM)
+            self.declare_move(RIGHT_3, RightArc.is_valid3, RightArc.transition3, AT_SYSTEM,
+                              AT_SYSTEM)
 
     cdef void move_arcs(self, const StateC* st, int* head, int* child) noexcept nogil:
         cdef int k
@@ -363,30 +272,30 @@ cdef class LRSpine(DynOracleSystem):
         cdef LRSElem* e
         self._elems.resize(d + 1)
         e = &self._elems[0]
-        e.root = 0
+        e.root = VIRTUAL_ROOT_NODE
         e.nl = 1
-        e.ls[0] = 0
+        e.ls[0] = VIRTUAL_ROOT_NODE
         e.nr = 1
-        e.rs[0] = 0
+        e.rs[0] = VIRTUAL_ROOT_NODE
         r = last_root(st)
         while r >= 0 and e.nr < K:
-            e.rs[e.nr] = r + 1
+            e.rs[e.nr] = word_node(r)
             e.nr += 1
             r = st.R(r, 1)
         for i in range(d):
             e = &self._elems[i + 1]
             x = st._stack[i]
-            e.root = x + 1
+            e.root = word_node(x)
             e.nl = 0
             r = x
             while r >= 0 and e.nl < K:
-                e.ls[e.nl] = r + 1
+                e.ls[e.nl] = word_node(r)
                 e.nl += 1
                 r = st.L(r, 1)
             e.nr = 0
             r = x
             while r >= 0 and e.nr < K:
-                e.rs[e.nr] = r + 1
+                e.rs[e.nr] = word_node(r)
                 e.nr += 1
                 r = st.R(r, 1)
 
@@ -406,18 +315,15 @@ cdef class LRSpine(DynOracleSystem):
         self._last_path = 0
         if n_valid <= 1:
             return
-        if gold.extra == NULL:
-            # Only a DynGold made by hand gets here: init_gold and the Simulator attach
-            # the oracle's gold (attach_oracle). No costs (all 0) rather than a crash;
-            # set_costs and step_batch raise before reaching this point.
-            self.missing_oracle += 1
+        if self.lacks_oracle_data(gold):
             return
         g = <const LRSGold*>gold.extra
         self.read_elems(st)
         want[0] = st.buffer_length() > 0
         for k in range(1, 2 * K + 1):
             want[k] = 1
-        self.work.values(g, self._elems.data(), self._elems.size(), st._b_i + 1, want, val)
+        self.work.values(g, self._elems.data(), self._elems.size(), word_node(st._b_i), want,
+                         val)
         self._last_path = self.work.last_path
         self._path_counts[0] += 1
         for k in range(4):
@@ -491,6 +397,4 @@ cdef class LRSpine(DynOracleSystem):
 def attach_oracle(DynGold gold):
     """Build the oracle's gold once per document and hang it on the DynGold."""
     cdef LRSpineGold og = LRSpineGold(gold.heads)
-    gold.extra_obj = og
-    gold.c.extra = <void*>&og.c
-    return og
+    return gold.attach(og, <void*>&og.c)

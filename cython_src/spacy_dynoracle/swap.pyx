@@ -32,12 +32,11 @@ from cython.operator cimport dereference as deref
 
 from spacy.typedefs cimport attr_t, weight_t
 from spacy.pipeline._parser_internals._state cimport StateC
-from spacy.pipeline._parser_internals.stateclass cimport StateClass
 
 from .system_base cimport (
-    DynOracleSystem, DynGold, GoldC, Transition, SHIFT, LEFT, RIGHT, ROOT, SWAP, N_MOVES,
+    DynOracleSystem, DynGold, GoldC, StackLeftArc, StackRightArc, SHIFT, LEFT, RIGHT, ROOT,
+    SWAP, N_MOVES, AT_S0, AT_S1, pop_as_root,
 )
-from .system_base import MOVE_NAMES
 from .swap_oracle cimport (
     Cfg, SwapGoldC, SwapOracleData, SW_INF, cfg_alloc, cfg_free, cfg_copy, cfg_set_missing,
     cfg_key, cfg_do, cfg_valid, static_eager, static_lazy, nd_all, nd_sw, eager_completes,
@@ -88,56 +87,6 @@ cdef class Shift:
     cdef int transition(StateC* st, attr_t label) noexcept nogil:
         st.push()
 
-    @staticmethod
-    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
-        return 0
-
-
-cdef class LeftArc:
-    """Attach s1 to s0 and remove s1 (docs/specs/swap.md §1.1 LA).
-
-    Validity: at least two words on the stack (s1 is never the virtual root).
-    Cost: from Swap.move_costs.
-    Action: arc s0 -> s1; s1 leaves the stack, s0 stays on top.
-    """
-    @staticmethod
-    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
-        return st.stack_depth() >= 2
-
-    @staticmethod
-    cdef int transition(StateC* st, attr_t label) noexcept nogil:
-        cdef int s0 = st.S(0)
-        cdef int s1 = st.S(1)
-        st.add_arc(s0, s1, label)
-        st.pop()
-        st.pop()
-        st._stack.push_back(s0)
-
-    @staticmethod
-    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
-        return 0
-
-
-cdef class RightArc:
-    """Attach s0 to s1 and pop it (docs/specs/swap.md §1.1 RA with s1 a word).
-
-    Validity: at least two words on the stack.
-    Cost: from Swap.move_costs.
-    Action: arc s1 -> s0, pop.
-    """
-    @staticmethod
-    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
-        return st.stack_depth() >= 2
-
-    @staticmethod
-    cdef int transition(StateC* st, attr_t label) noexcept nogil:
-        st.add_arc(st.S(1), st.S(0), label)
-        st.pop()
-
-    @staticmethod
-    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
-        return 0
-
 
 cdef class RootArc:
     """Make s0 a sentence root: the spec's RA with s1 = the virtual root.
@@ -159,12 +108,7 @@ cdef class RootArc:
 
     @staticmethod
     cdef int transition(StateC* st, attr_t label) noexcept nogil:
-        st._heads[st.S(0)] = st.S(0)
-        st.pop()
-
-    @staticmethod
-    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
-        return 0
+        pop_as_root(st)
 
 
 cdef class Swap:
@@ -186,10 +130,6 @@ cdef class Swap:
         st.pop()
         st._stack.push_back(s0)
         st._rebuffer.push_back(s1)
-
-    @staticmethod
-    cdef weight_t cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
-        return 0
 
 
 cdef void cfg_from_state(Cfg* c, const StateC* st, const SwapGoldC* o) noexcept nogil:
@@ -253,8 +193,6 @@ cdef class SwapSystem(DynOracleSystem):
     """Swap: SHIFT, LEFT, RIGHT, ROOT, SWAP. Derives any (non-projective) forest; trains on
     the gold trees as they are (no lifting)."""
     name = "swap"
-    move_types = (SHIFT, LEFT, RIGHT, ROOT, SWAP)
-    arc_move_types = (LEFT, RIGHT)
     projective = False
     # "static" is accepted too, as an alias of "static-lazy" (not listed: the UD run
     # matrix enumerates `oracles`)
@@ -300,55 +238,15 @@ cdef class SwapSystem(DynOracleSystem):
     def default_projectivize(self, oracle):
         return False
 
-    cdef Transition init_transition(self, int clas, int move, attr_t label) except *:
-        cdef Transition t
-        t.clas = clas
-        t.move = move
-        t.label = label
-        t.score = 0
-        if move == SHIFT:
-            t.is_valid = Shift.is_valid
-            t.do = Shift.transition
-            t.get_cost = Shift.cost
-        elif move == LEFT:
-            t.is_valid = LeftArc.is_valid
-            t.do = LeftArc.transition
-            t.get_cost = LeftArc.cost
-        elif move == RIGHT:
-            t.is_valid = RightArc.is_valid
-            t.do = RightArc.transition
-            t.get_cost = RightArc.cost
-        elif move == ROOT:
-            t.is_valid = RootArc.is_valid
-            t.do = RootArc.transition
-            t.get_cost = RootArc.cost
-        elif move == SWAP:
-            t.is_valid = Swap.is_valid
-            t.do = Swap.transition
-            t.get_cost = Swap.cost
-        else:
-            raise ValueError(f"swap has no move {move}")
-        return t
-
-    cdef void move_validity(self, const StateC* st, int* valid) noexcept nogil:
-        for m in range(N_MOVES):
-            valid[m] = 0
-        valid[SHIFT] = Shift.is_valid(st, 0)
-        valid[LEFT] = LeftArc.is_valid(st, 0)
-        valid[RIGHT] = RightArc.is_valid(st, 0)
-        valid[ROOT] = RootArc.is_valid(st, 0)
-        valid[SWAP] = Swap.is_valid(st, 0)
-
-    cdef void move_arcs(self, const StateC* st, int* head, int* child) noexcept nogil:
-        for m in range(N_MOVES):
-            head[m] = -1
-            child[m] = -1
-        head[LEFT] = st.S(0)
-        child[LEFT] = st.S(1)
-        head[RIGHT] = st.S(1)
-        child[RIGHT] = st.S(0)
-        head[ROOT] = st.S(0)
-        child[ROOT] = st.S(0)
+    cdef int declare_moves(self) except -1:
+        DynOracleSystem.declare_moves(self)
+        # its own SHIFT (within the preset sentence of s0) and ROOT (the buffer a suffix)
+        self.declare_move(SHIFT, Shift.is_valid, Shift.transition)
+        # LEFT and RIGHT: docs/specs/swap.md §1.1 LA and RA (with s1 a word)
+        self.declare_move(LEFT, StackLeftArc.is_valid, StackLeftArc.transition, AT_S0, AT_S1)
+        self.declare_move(RIGHT, StackRightArc.is_valid, StackRightArc.transition, AT_S1, AT_S0)
+        self.declare_move(ROOT, RootArc.is_valid, RootArc.transition, AT_S0, AT_S0)
+        self.declare_move(SWAP, Swap.is_valid, Swap.transition)
 
     cdef int static_move(self, const StateC* st, const GoldC* gold) noexcept nogil:
         """EAGER / LAZY (docs/specs/swap.md §4, BN15 Alg. 1) as rules; MINIMAL
@@ -542,6 +440,4 @@ def attach_oracle(DynGold gold, minimal=False, budget=200000):
     """Module-level entry point (benchmarks/oracle_timing.py): build the per-document
     oracle data and hang it on the DynGold."""
     cdef SwapOracleData data = SwapOracleData(gold.heads, budget=budget, minimal=minimal)
-    gold.extra_obj = data
-    gold.c.extra = <void*>&data.c
-    return data
+    return gold.attach(data, <void*>&data.c)

@@ -14,13 +14,10 @@ from spacy.structs cimport TokenC
 cdef enum:
     SW_INF = 1 << 28
 
-# unlabelled moves, same ids as system_base's enum
-cdef enum:
-    M_SHIFT = 0
-    M_LEFT = 1
-    M_RIGHT = 2
-    M_ROOT = 3
-    M_SWAP = 4
+# unlabelled moves: the package's one move enum (conventions.pxd)
+from .conventions cimport (
+    SHIFT as M_SHIFT, LEFT as M_LEFT, RIGHT as M_RIGHT, ROOT as M_ROOT, SWAP as M_SWAP,
+)
 
 
 cdef struct SwapGoldC:

@@ -1,12 +1,15 @@
 # The contract every transition system of the package implements.
 #
 # A system is a spaCy `TransitionSystem` over spaCy's own `StateC` (no custom state struct,
-# see docs/specs/spacy_integration.md §1.4). Each system overrides three per-state hooks, all
-# computed once per state for every *unlabelled* move type at the same time:
+# see docs/specs/spacy_integration.md §1.4). It declares its moves once in a move table
+# (declare_moves: validity, action and arc ends per move id), from which the base builds
+# spaCy's class table and the first two of four per-state hooks, all computed once per state
+# for every *unlabelled* move type at the same time:
 #
-#   move_validity(st, valid)              valid[m] for each move type m
+#   move_validity(st, valid)              valid[m] for each move type m (from the table)
 #   move_arcs(st, head, child)            the arc each move type would add (-1: none), so
-#                                         that the base adds the label cost per labelled class
+#                                         that the base adds the label cost per labelled
+#                                         class (from the table; lr_spine overrides it)
 #   move_costs(st, gold, valid, cost)     cost[m] for each valid m: exact increase of the best
 #                                         reachable unlabelled loss (the dynamic oracle)
 #   static_move(st, gold)                 the canonical move of the static oracle
@@ -25,21 +28,12 @@ from spacy.pipeline._parser_internals._state cimport StateC
 from spacy.pipeline._parser_internals.transition_system cimport Transition, TransitionSystem
 
 
-# Unlabelled move types, shared by all systems so that names are stable (MOVE_NAMES in
-# system_base.pyx). A system uses a subset; the order here is also the class-table order
-# of spaCy's initialize_actions, which sorts by move id.
-cdef enum:
-    SHIFT = 0
-    LEFT = 1        # arc from the buffer front / stack top to a stack item, leftwards
-    RIGHT = 2
-    ROOT = 3        # pop s0 as a sentence root (attach to the virtual root)
-    SWAP = 4
-    LEFT_2 = 5
-    RIGHT_2 = 6
-    LEFT_3 = 7
-    RIGHT_3 = 8
-    REDUCE = 9
-    N_MOVES = 10
+# The one move-id enum, the k-move ids and the numbering of the virtual root
+# (conventions.pxd), re-exported so that a system cimports everything from here.
+from .conventions cimport (
+    SHIFT, LEFT, RIGHT, ROOT, SWAP, LEFT_2, RIGHT_2, LEFT_3, RIGHT_3, REDUCE, N_MOVES,
+    left_move, right_move, VIRTUAL_ROOT_NODE, word_node, spec_head,
+)
 
 cdef enum:
     INVALID_COST = 9000     # cost of an invalid class, as in spaCy's own systems
@@ -58,6 +52,8 @@ cdef class DynGold:
     cdef Pool mem
     cdef GoldC c
     cdef public object extra_obj     # keeps system-specific Python-owned buffers alive
+
+    cdef object attach(self, object owner, void* data)
 
 
 cdef inline bint gold_is_root(const GoldC* g, int i) noexcept nogil:
@@ -103,12 +99,108 @@ cdef inline void pop_as_root(StateC* st) noexcept nogil:
     st.pop()
 
 
+# ---- the move table -----------------------------------------------------------------------
+# Each system declares its moves once (DynOracleSystem.declare_moves): per move id, the
+# validity and action spaCy's class table calls (Transition.is_valid / .do) and where the
+# arc it adds ends. The base builds init_transition, move_validity, move_arcs and the
+# move_types / arc_move_types from it.
+ctypedef bint (*move_is_valid_t)(const StateC* st, attr_t label) noexcept nogil
+ctypedef int (*move_do_t)(StateC* st, attr_t label) noexcept nogil
+
+cdef enum:             # the ends of a move's arc (MoveDef.head_at / child_at)
+    NO_ARC = 0         # the move adds no arc (so an undeclared move, zero-filled, has none)
+    AT_S0 = 1          # AT_S0 + k: the stack word S(k)
+    AT_S1 = 2
+    AT_S2 = 3
+    AT_S3 = 4
+    AT_B0 = 100        # the buffer front B(0)
+    AT_SYSTEM = 101    # computed by the system's own move_arcs (lr_spine's spines)
+
+
+cdef struct MoveDef:
+    move_is_valid_t is_valid    # NULL: the system has no such move
+    move_do_t do
+    int head_at                 # NO_ARC, AT_S0 + k, AT_B0 or AT_SYSTEM
+    int child_at
+
+
+cdef inline int word_at(const StateC* st, int at) noexcept nogil:
+    """The word at an arc end of the move table (-1 if there is none)."""
+    if at == AT_B0:
+        return st.B(0)
+    if at >= AT_S0 and at <= AT_S3:
+        return st.S(at - AT_S0)
+    return -1
+
+
+cdef weight_t unused_cost(const StateC* st, const void* gold, attr_t label) noexcept nogil
+
+
+# The two moves most systems share (their own validity where the system differs: swap's
+# SHIFT stays in its preset sentence, lr_spine's and swap's ROOT), system_base.pyx.
+cdef class Shift:
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil
+
+
+cdef class RootArc:
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil
+
+
+# LEFT of arc-eager and arc-hybrid: b0 -> s0.
+cdef class BufferLeftArc:
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil
+
+
+# The reductions of the top two stack words (arc_standard, swap; arc_hybrid's RIGHT).
+cdef class StackLeftArc:
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil
+
+
+cdef class StackRightArc:
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil
+
+
+cdef inline int shift_else_reduce(const int* valid) noexcept nogil:
+    """The static oracles' last resort (arc_hybrid, arc_standard, attardi) when no attachment
+    is due: SHIFT; else (off the gold path, or gold that conflicts with preset sentence
+    starts) the first valid of RIGHT, ROOT, LEFT; -1 if none."""
+    if valid[SHIFT]:
+        return SHIFT
+    if valid[RIGHT]:
+        return RIGHT
+    if valid[ROOT]:
+        return ROOT
+    return LEFT if valid[LEFT] else -1
+
+
 cdef class DynOracleSystem(TransitionSystem):
+    cdef MoveDef move_table[N_MOVES]
     cdef readonly bint use_static
     # the costs need gold.c.extra (the oracle's data, built by attach_oracle): set_costs
     # and step_batch raise instead of computing costs without it
     cdef bint needs_oracle_data
+    cdef readonly long missing_oracle   # move_costs calls on a gold without oracle data
     cdef object _oracle
+
+    cdef int declare_moves(self) except -1
+    cdef int declare_move(self, int move, move_is_valid_t is_valid, move_do_t do,
+                          int head_at=*, int child_at=*) except -1
+    cdef bint lacks_oracle_data(self, const GoldC* gold) noexcept nogil
 
     cdef void move_validity(self, const StateC* st, int* valid) noexcept nogil
     cdef void move_arcs(self, const StateC* st, int* head, int* child) noexcept nogil

@@ -3,14 +3,15 @@
 """Shared machinery of every transition system in the package.
 
 A concrete system (arc_hybrid.pyx, ...) defines its moves as small cdef classes in spaCy's
-style and overrides the per-state hooks declared in system_base.pxd. Everything spaCy
-needs around them lives here, once: the labelled class table, gold construction, cost
-normalisation, validity, the exploration step used by training, and annotation of the Doc.
+style, declares them once in its move table (declare_moves) and overrides the per-state
+hooks declared in system_base.pxd. Everything spaCy needs around them lives here, once: the
+moves most systems share (Shift, RootArc), the labelled class table built from the move
+table, gold construction, cost normalisation, validity, the exploration step used by
+training, and annotation of the Doc. docs/architecture.md shows how the pieces fit.
 """
 from collections import Counter
 
 from cymem.cymem cimport Pool
-from libc.string cimport memset
 from libcpp.vector cimport vector
 
 from spacy.ml.parser_model cimport cpu_log_loss
@@ -95,6 +96,14 @@ cdef class DynGold:
                 self.c.kids[fill[h]] = i
                 fill[h] += 1
 
+    cdef object attach(self, object owner, void* data):
+        """Hang a system's per-Doc oracle data on this gold (its attach_oracle): move_costs
+        reads `data` through c.extra, which stays valid while `owner` (extra_obj) lives.
+        Returns owner."""
+        self.extra_obj = owner
+        self.c.extra = data
+        return owner
+
     @property
     def heads(self):
         return [self.c.heads[i] for i in range(self.c.length)]
@@ -107,12 +116,107 @@ cdef class DynGold:
         return self.c.length
 
 
+cdef weight_t unused_cost(const StateC* st, const void* gold, attr_t label) noexcept nogil:
+    """spaCy's per-class cost hook (Transition.get_cost), which nothing calls here: set_costs
+    is overridden and takes every move's cost at once from move_costs."""
+    return 0
+
+
+cdef class Shift:
+    """Push the first word of the buffer.
+
+    Validity: the buffer is not empty, and b0 does not start a preset sentence while the
+        stack holds words of the previous one (shift_is_valid).
+    Cost: the system's move_costs (all moves at once).
+    Action: push b0.
+    """
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
+        return shift_is_valid(st)
+
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil:
+        st.push()
+
+
+cdef class RootArc:
+    """Make the only stack word s0 a sentence root (the arc from the virtual root) and pop it.
+
+    Validity: s0 is the only stack word, and b0 (if any) may start a sentence
+        (root_is_valid).
+    Cost: the system's move_costs.
+    Action: s0 points to itself, pop; b0 starts the next sentence.
+    """
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
+        return root_is_valid(st)
+
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil:
+        pop_as_root(st)
+
+
+cdef class BufferLeftArc:
+    """Attach s0 to b0 and pop it (LEFT of arc-eager, spec LA, and of arc-hybrid).
+
+    Validity: stack and buffer not empty, s0 has no head (in arc-eager: an L word, not pushed
+        by RIGHT; in arc-hybrid every stack word), b0 does not start a preset sentence.
+    Cost: the system's move_costs (their G&N formula: arc_eager.left_arc_gn_cost).
+    Action: arc b0 -> s0, pop.
+    """
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
+        return (st.stack_depth() >= 1 and st.buffer_length() >= 1
+                and st._heads[st.S(0)] == -1 and not st.is_sent_start(st.B(0)))
+
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil:
+        st.add_arc(st.B(0), st.S(0), label)
+        st.pop()
+
+
+cdef class StackLeftArc:
+    """Attach s1 to s0 and remove s1 (arc-standard's la; s1 is never the virtual root).
+
+    Validity: at least two words on the stack.
+    Cost: the system's move_costs.
+    Action: arc s0 -> s1; s1 leaves the stack, s0 stays on top.
+    """
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
+        return st.stack_depth() >= 2
+
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil:
+        cdef int s0 = st.S(0)
+        cdef int s1 = st.S(1)
+        st.add_arc(s0, s1, label)
+        st.pop()
+        st.pop()
+        st._stack.push_back(s0)
+
+
+cdef class StackRightArc:
+    """Attach s0 to s1 and pop it (arc-standard's ra with s1 a word).
+
+    Validity: at least two words on the stack.
+    Cost: the system's move_costs.
+    Action: arc s1 -> s0, pop.
+    """
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
+        return st.stack_depth() >= 2
+
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil:
+        st.add_arc(st.S(1), st.S(0), label)
+        st.pop()
+
+
 cdef class DynOracleSystem(TransitionSystem):
-    """Base of the package's systems. Subclasses set the class attributes below and
-    override init_transition and the hooks of system_base.pxd."""
+    """Base of the package's systems. Subclasses set the class attributes below, declare
+    their moves (declare_moves) and override the hooks of system_base.pxd."""
     name = "base"
-    move_types = ()          # unlabelled moves of the system, by move id
-    arc_move_types = ()      # the moves that add an arc, hence carry labels
     projective = True        # derives projective trees only: train on lifted gold by default
     options = {}             # system options (e.g. degree) -> default value
     oracles = ORACLES        # oracle names the system accepts
@@ -147,6 +251,7 @@ cdef class DynOracleSystem(TransitionSystem):
                 raise ValueError(f"system option {key}={self.cfg[key]!r} is not one of "
                                  f"{list(choices)}")
         self.set_oracle(oracle)
+        self.declare_moves()
         if labels_by_action:
             self.initialize_actions(labels_by_action, min_freq=min_freq)
 
@@ -180,6 +285,55 @@ cdef class DynOracleSystem(TransitionSystem):
     @property
     def projectivize(self):
         return self.cfg.get("projectivize", self.projective)
+
+    # ---- the move table ------------------------------------------------------------
+    cdef int declare_moves(self) except -1:
+        """Declare every move of the system (declare_move), once, from __init__ (after
+        set_oracle and the system's options). The base declares the rows most systems share,
+        SHIFT (Shift) and ROOT (RootArc); a system calls it first, then declares its own
+        moves (a row declared again replaces the base's: swap's SHIFT, lr_spine's ROOT)."""
+        self.declare_move(SHIFT, Shift.is_valid, Shift.transition)
+        self.declare_move(ROOT, RootArc.is_valid, RootArc.transition, AT_S0, AT_S0)
+        return 0
+
+    cdef int declare_move(self, int move, move_is_valid_t is_valid, move_do_t do,
+                          int head_at=NO_ARC, int child_at=NO_ARC) except -1:
+        """One row of the move table: the move id, spaCy's validity and action for its
+        classes, and where its arc ends (NO_ARC: none; ROOT's is (AT_S0, AT_S0), s0 points to
+        itself). A move with an arc other than ROOT carries the arc labels."""
+        if not 0 <= move < N_MOVES:
+            raise ValueError(f"{self.name}: no move id {move}")
+        self.move_table[move].is_valid = is_valid
+        self.move_table[move].do = do
+        self.move_table[move].head_at = head_at
+        self.move_table[move].child_at = child_at
+        return 0
+
+    @property
+    def move_types(self):
+        """The system's unlabelled moves, by move id (its move table)."""
+        return tuple(m for m in range(N_MOVES) if self.move_table[m].is_valid != NULL)
+
+    @property
+    def arc_move_types(self):
+        """The moves that add an arc, hence carry labels (ROOT's one label is "ROOT")."""
+        return tuple(m for m in self.move_types
+                     if m != ROOT and self.move_table[m].head_at != NO_ARC)
+
+    cdef Transition init_transition(self, int clas, int move, attr_t label) except *:
+        cdef Transition t
+        if not 0 <= move < N_MOVES or self.move_table[move].is_valid == NULL:
+            name = MOVE_NAMES[move] if 0 <= move < N_MOVES else move
+            raise ValueError(f"transition system {self.name!r} has no move {name}; its moves "
+                             f"are {[MOVE_NAMES[m] for m in self.move_types]}")
+        t.clas = clas
+        t.move = move
+        t.label = label
+        t.score = 0
+        t.is_valid = self.move_table[move].is_valid
+        t.do = self.move_table[move].do
+        t.get_cost = unused_cost
+        return t
 
     # ---- labels and the class table -------------------------------------------------
     @property
@@ -315,14 +469,21 @@ cdef class DynOracleSystem(TransitionSystem):
                 return False
         return True
 
-    # ---- the per-state hooks (overridden by each system) ---------------------------
+    # ---- the per-state hooks (validity and arcs from the move table; costs and the
+    # static move overridden by each system) ------------------------------------------
     cdef void move_validity(self, const StateC* st, int* valid) noexcept nogil:
-        memset(valid, 0, N_MOVES * sizeof(int))
+        cdef int m
+        for m in range(N_MOVES):
+            if self.move_table[m].is_valid != NULL:
+                valid[m] = self.move_table[m].is_valid(st, 0)
+            else:
+                valid[m] = 0
 
     cdef void move_arcs(self, const StateC* st, int* head, int* child) noexcept nogil:
+        cdef int m
         for m in range(N_MOVES):
-            head[m] = -1
-            child[m] = -1
+            head[m] = word_at(st, self.move_table[m].head_at)
+            child[m] = word_at(st, self.move_table[m].child_at)
 
     cdef void move_costs(self, const StateC* st, const GoldC* gold, const int* valid,
                          weight_t* cost) noexcept nogil:
@@ -380,6 +541,16 @@ cdef class DynOracleSystem(TransitionSystem):
                 if is_valid[i]:
                     costs[i] -= best
         return 0
+
+    cdef bint lacks_oracle_data(self, const GoldC* gold) noexcept nogil:
+        """In move_costs of a system without a fallback (needs_oracle_data): the gold has no
+        oracle data. Only a DynGold made by hand gets here (init_gold and the Simulator
+        attach it; set_costs and step_batch raise first): the system gives no costs (all
+        0) rather than crash, and missing_oracle counts it."""
+        if gold.extra != NULL:
+            return False
+        self.missing_oracle += 1
+        return True
 
     cdef int require_oracle_data(self, DynGold gold) except -1:
         if self.needs_oracle_data and gold.c.extra == NULL:

@@ -49,10 +49,10 @@ from libc.math cimport exp, log, INFINITY
 
 cdef double NEG = -INFINITY
 
-MOVE_NAMES = {T_SHIFT: "SHIFT", T_LEFT: "LEFT", T_RIGHT: "RIGHT", T_ROOT: "ROOT",
-              T_REDUCE: "REDUCE"}
-MOVE_IDS = {"SHIFT": T_SHIFT, "LEFT": T_LEFT, "RIGHT": T_RIGHT, "ROOT": T_ROOT,
-            "REDUCE": T_REDUCE}
+MOVE_NAMES = {SHIFT: "SHIFT", LEFT: "LEFT", RIGHT: "RIGHT", ROOT: "ROOT",
+              REDUCE: "REDUCE"}
+MOVE_IDS = {"SHIFT": SHIFT, "LEFT": LEFT, "RIGHT": RIGHT, "ROOT": ROOT,
+            "REDUCE": REDUCE}
 
 
 # ---- small helpers ----------------------------------------------------------------------
@@ -213,10 +213,10 @@ cdef void hyb_trace(const int* bp, int W, int i, int j, signed char* out, int* p
     k = x // 4
     m = x % 4
     hyb_trace(bp, W, i, k, out, pos)
-    out[pos[0]] = T_SHIFT
+    out[pos[0]] = SHIFT
     pos[0] += 1
     hyb_trace(bp, W, k, j, out, pos)
-    out[pos[0]] = T_LEFT if m == 1 else (T_ROOT if i == 0 else T_RIGHT)
+    out[pos[0]] = LEFT if m == 1 else (ROOT if i == 0 else RIGHT)
     pos[0] += 1
 
 
@@ -371,10 +371,10 @@ cdef void hybc_trace(const int* bp, int W, int p, int i, int j, signed char* out
     k = x // 4
     m = x % 4
     hybc_trace(bp, W, p, i, k, out, pos)
-    out[pos[0]] = T_SHIFT
+    out[pos[0]] = SHIFT
     pos[0] += 1
     hybc_trace(bp, W, i, k, j, out, pos)
-    out[pos[0]] = T_LEFT if m == 1 else (T_ROOT if i == 0 else T_RIGHT)
+    out[pos[0]] = LEFT if m == 1 else (ROOT if i == 0 else RIGHT)
     pos[0] += 1
 
 
@@ -577,15 +577,15 @@ cdef void eag_trace(const int* bp, int W, int b, int i, int j, signed char* out,
     k = x // 8
     code = x % 8
     eag_trace(bp, W, b, i, k, out, pos)
-    out[pos[0]] = T_RIGHT if code == E_RA_REDUCE else T_SHIFT
+    out[pos[0]] = RIGHT if code == E_RA_REDUCE else SHIFT
     pos[0] += 1
     eag_trace(bp, W, 1 if code == E_RA_REDUCE else 0, k, j, out, pos)
     if code == E_SH_LEFT:
-        out[pos[0]] = T_LEFT
+        out[pos[0]] = LEFT
     elif code == E_SH_ROOT:
-        out[pos[0]] = T_ROOT
+        out[pos[0]] = ROOT
     else:
-        out[pos[0]] = T_REDUCE
+        out[pos[0]] = REDUCE
     pos[0] += 1
 
 
@@ -770,15 +770,15 @@ cdef void eagc_trace(const int* bp, int W, int p, int b, int i, int j, signed ch
     k = x // 8
     code = x % 8
     eagc_trace(bp, W, p, b, i, k, out, pos)
-    out[pos[0]] = T_RIGHT if code == E_RA_REDUCE else T_SHIFT
+    out[pos[0]] = RIGHT if code == E_RA_REDUCE else SHIFT
     pos[0] += 1
     eagc_trace(bp, W, i, 1 if code == E_RA_REDUCE else 0, k, j, out, pos)
     if code == E_SH_LEFT:
-        out[pos[0]] = T_LEFT
+        out[pos[0]] = LEFT
     elif code == E_SH_ROOT:
-        out[pos[0]] = T_ROOT
+        out[pos[0]] = ROOT
     else:
-        out[pos[0]] = T_REDUCE
+        out[pos[0]] = REDUCE
     pos[0] += 1
 
 
@@ -972,16 +972,16 @@ cdef void std_trace(const int* bp, int W, int i, int h, int j, signed char* out,
     ho = (x // 4) % W
     if m == 1:                       # LEFT: left premise [i, ho, k], right [k, h, j]
         std_trace(bp, W, i, ho, k, out, pos)
-        out[pos[0]] = T_SHIFT
+        out[pos[0]] = SHIFT
         pos[0] += 1
         std_trace(bp, W, k, h, j, out, pos)
-        out[pos[0]] = T_LEFT
+        out[pos[0]] = LEFT
     else:                            # RIGHT / ROOT: left [i, h, k], right [k, ho, j]
         std_trace(bp, W, i, h, k, out, pos)
-        out[pos[0]] = T_SHIFT
+        out[pos[0]] = SHIFT
         pos[0] += 1
         std_trace(bp, W, k, ho, j, out, pos)
-        out[pos[0]] = T_ROOT if h == 0 else T_RIGHT
+        out[pos[0]] = ROOT if h == 0 else RIGHT
     pos[0] += 1
 
 

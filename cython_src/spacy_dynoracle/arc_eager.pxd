@@ -1,0 +1,11 @@
+# What arc_eager.pyx shares with arc_hybrid.pyx, whose non-projective segments use the same
+# continuation DP (docs/specs/dp_tabulation.md §8: arc-hybrid is its special case without RA).
+from spacy.typedefs cimport weight_t
+from spacy.pipeline._parser_internals._state cimport StateC
+
+from .system_base cimport GoldC
+
+
+cdef weight_t left_arc_gn_cost(const StateC* st, const GoldC* g) noexcept nogil
+cdef void np_move_costs(const StateC* st, const GoldC* g, bint with_ra, const int* valid,
+                        weight_t* cost) noexcept nogil
