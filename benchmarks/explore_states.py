@@ -134,7 +134,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     rows = run(args)
     if args.json:
-        args.json.write_text(json.dumps({"args": vars(args) | {"json": str(args.json)}, "rows": rows}, indent=1))
+        args.json.write_text(json.dumps({"args": vars(args), "rows": rows}, indent=1, default=str))
 
 
 if __name__ == "__main__":
