@@ -7,6 +7,7 @@ import subprocess
 import sys
 import tarfile
 import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -72,6 +73,35 @@ def build_sdist(tmp_path) -> Path:
                    cwd=copy, check=True, capture_output=True, timeout=900)
     (sdist,) = (tmp_path / "dist").glob("*.tar.gz")
     return sdist
+
+
+def test_wheel_carries_the_cython_sources_beside_the_modules(tmp_path):
+    """An installed wheel must let other extensions `cimport spacy_dynoracle.system_base`:
+    every .pxd (and .pyx) of cython_src/spacy_dynoracle/ goes into the wheel's
+    spacy_dynoracle/. Built with one extension only (DYNORACLE_MODULES), so it is cheap."""
+    copy = source_copy(tmp_path)
+    env = dict(os.environ, DYNORACLE_MODULES="system_base")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                    "-w", str(tmp_path / "wheels"), str(copy)],
+                   check=True, capture_output=True, env=env, timeout=1800)
+    (wheel,) = (tmp_path / "wheels").glob("*.whl")
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+        zf.extractall(tmp_path / "installed")
+    sources = {p.name for p in (REPO / "cython_src" / "spacy_dynoracle").iterdir() if p.suffix in (".pxd", ".pyx")}
+    assert {"system_base.pxd", "__init__.pxd", "system_base.pyx"} <= sources
+    assert {f"spacy_dynoracle/{name}" for name in sources} - names == set()
+    assert "spacy_dynoracle/py.typed" in names
+    assert [n for n in names if re.fullmatch(r"spacy_dynoracle/system_base\..*\.so", n)]
+    assert not [n for n in names if n.endswith(".cpp")]
+    # Cython finds the contract in the unpacked wheel (not in the checkout: not on the path).
+    (tmp_path / "user.pyx").write_text("from spacy_dynoracle.system_base cimport DynOracleSystem\n"
+                                       "cdef class MySystem(DynOracleSystem):\n    pass\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = subprocess.run([sys.executable, "-m", "cython", "--cplus", "-3", "-I", str(tmp_path / "installed"),
+                          "user.pyx"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "user.cpp").exists()
 
 
 @pytest.mark.slow
