@@ -104,6 +104,20 @@ def test_wheel_carries_the_cython_sources_beside_the_modules(tmp_path):
     assert (tmp_path / "user.cpp").exists()
 
 
+def test_sdist_builds_without_warnings(tmp_path):
+    """`python setup.py sdist` prints no warning (the license as a TOML table was deprecated
+    by setuptools; a MANIFEST.in pattern that matches nothing warns too)."""
+    copy = source_copy(tmp_path)
+    out = subprocess.run([sys.executable, "setup.py", "-q", "sdist", "--dist-dir", str(tmp_path / "dist")],
+                         cwd=copy, capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr
+    assert "warning" not in (out.stdout + out.stderr).lower(), out.stdout + out.stderr
+    (sdist,) = (tmp_path / "dist").glob("*.tar.gz")
+    with tarfile.open(sdist) as tar:
+        pkg_info = tar.extractfile(f"{sdist.name[:-len('.tar.gz')]}/PKG-INFO").read().decode()
+    assert "License-Expression: MIT" in pkg_info.splitlines()
+
+
 @pytest.mark.slow
 def test_sdist_carries_the_cython_sources_and_py_typed(tmp_path):
     sdist = build_sdist(tmp_path)
