@@ -765,20 +765,28 @@ def sentences_to_docs(vocab, sentences: Iterable[Sentence], n_sents: int = 10, *
     """
     from spacy.tokens import Doc
 
+    for group in sentence_groups(sentences, n_sents):
+        yield _make_doc(Doc, vocab, group, keep_source)
+
+
+def sentence_groups(sentences: Iterable[Sentence], n_sents: int = 10) -> Iterator[List[Sentence]]:
+    """The sentences of each Doc `sentences_to_docs` makes: `n_sents` at a time, and a new
+    group wherever parsed and unparsed sentences meet (so shards cut between groups give
+    the same Docs as the whole file)."""
     if n_sents < 1:
         raise ValueError(f"n_sents must be >= 1, not {n_sents}")
     chunk: List[Sentence] = []
     for sentence in sentences:
         # A Doc is parsed or not as a whole: an unparsed sentence starts a new Doc.
         if chunk and sentence.is_parsed != chunk[0].is_parsed:
-            yield _make_doc(Doc, vocab, chunk, keep_source)
+            yield chunk
             chunk = []
         chunk.append(sentence)
         if len(chunk) == n_sents:
-            yield _make_doc(Doc, vocab, chunk, keep_source)
+            yield chunk
             chunk = []
     if chunk:
-        yield _make_doc(Doc, vocab, chunk, keep_source)
+        yield chunk
 
 
 def _make_doc(Doc, vocab, sentences: List[Sentence], keep_source: bool):

@@ -46,6 +46,18 @@ def test_runtime_imports_are_declared_and_test_only_packages_are_not():
     assert modules - declared == set()
     assert "conllu" not in modules and "conllu" not in declared
     assert "conllu" in requirement_names(project["optional-dependencies"]["test"])
+    # Dask is optional (the Dask recipe, docs/corpus_parsing.md), and the tests need it
+    assert "dask" not in modules and "dask" not in declared
+    assert "dask" in requirement_names(project["optional-dependencies"]["distributed"])
+    assert "dask" in requirement_names(project["optional-dependencies"]["test"])
+
+
+def test_install_script_installs_the_test_extra():
+    """scripts/install.sh (what CI runs) installs every requirement of the test extra."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    script = (REPO / "scripts" / "install.sh").read_text(encoding="utf-8")
+    for requirement in project["optional-dependencies"]["test"]:
+        assert f'"{requirement}"' in script, requirement
 
 
 # --------------------------------------------------------------------------- slow: builds
