@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+import spacy_dynoracle
+
 REPO = Path(__file__).parents[1]
 # Cython's own namespaces (cimported from the compiler, not installed packages)
 CYTHON_BUILTINS = {"cython", "libc", "libcpp", "posix", "cpython"}
@@ -23,7 +25,8 @@ def requirement_names(requirements):
 
 def third_party_modules():
     found = set()
-    for path in (REPO / "spacy_dynoracle").glob("*.py"):
+    # the package under test: the checkout's, or an installed wheel's (scripts/test_wheel.sh)
+    for path in Path(spacy_dynoracle.__file__).parent.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 found.update(alias.name.split(".")[0] for alias in node.names)
@@ -50,6 +53,19 @@ def test_runtime_imports_are_declared_and_test_only_packages_are_not():
     assert "dask" not in modules and "dask" not in declared
     assert "dask" in requirement_names(project["optional-dependencies"]["distributed"])
     assert "dask" in requirement_names(project["optional-dependencies"]["test"])
+
+
+def test_the_package_under_test_is_the_installed_one_when_asked():
+    """scripts/test_wheel.sh runs the suite against the wheel installed in a fresh venv
+    (DYNORACLE_TEST_INSTALLED names it): the package must come from there, compiled."""
+    prefix = os.environ.get("DYNORACLE_TEST_INSTALLED")
+    if not prefix:
+        pytest.skip("the suite runs against the checkout (scripts/test_wheel.sh sets DYNORACLE_TEST_INSTALLED)")
+    package = Path(spacy_dynoracle.__file__).resolve().parent
+    assert package.is_relative_to(Path(prefix).resolve()), package
+    assert "site-packages" in package.parts
+    assert (package / "system_base.pxd").is_file() and (package / "py.typed").is_file()
+    assert len(list(package.glob("*.so"))) == len(list((REPO / "cython_src" / "spacy_dynoracle").glob("*.pyx")))
 
 
 def test_install_script_installs_the_test_extra():
