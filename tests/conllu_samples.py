@@ -67,6 +67,17 @@ NONPROJ = """\
 """
 
 
+def unparsed(text):
+    """The text with HEAD and DEPREL of every word line blanked (parser input)."""
+    lines = []
+    for line in text.split("\n"):
+        cols = line.split("\t")
+        if len(cols) == 10 and cols[0].isdigit():
+            cols[6] = cols[7] = "_"
+        lines.append("\t".join(cols))
+    return "\n".join(lines)
+
+
 def write(tmp_path, text, name="sample.conllu"):
     """Write `text` (str: UTF-8, no newline translation; bytes: as is) and return the path."""
     path = tmp_path / name

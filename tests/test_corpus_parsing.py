@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 import spacy
-from conllu_samples import NONPROJ, TINY_PARSER_MODEL, _trained, random_treebank, tiny_dynoracle_parser, write
+from conllu_samples import (NONPROJ, TINY_PARSER_MODEL, _trained, random_treebank, tiny_dynoracle_parser,
+                            unparsed, write)
 from spacy.tokens import DocBin
 from typer.testing import CliRunner
 
@@ -25,17 +26,6 @@ runner = CliRunner()
 
 TEXTS = ["A hearing is scheduled on the issue today .", "Dogs bark loudly .",
          "Who did you say it was written by ?", "The issue is on the hearing ."] * 10
-
-
-def unparsed(text):
-    """The CoNLL-U text with HEAD and DEPREL blanked: parser input."""
-    lines = []
-    for line in text.split("\n"):
-        cols = line.split("\t")
-        if len(cols) == 10 and cols[0].isdigit():
-            cols[6] = cols[7] = "_"
-        lines.append("\t".join(cols))
-    return "\n".join(lines)
 
 
 def trees(docs):
@@ -51,16 +41,12 @@ def env_with_repo():
 
 
 @pytest.fixture(scope="module")
-def data_dir(tmp_path_factory):
-    return tmp_path_factory.mktemp("corpus")
-
-
-@pytest.fixture(scope="module")
-def model_dir(data_dir):
-    train = write(data_dir, NONPROJ * 3 + random_treebank(11, 12), "train.conllu")
-    nlp = tiny_dynoracle_parser(train, iterations=6, system="attardi", degree=3)
-    nlp.to_disk(data_dir / "model")
-    return data_dir / "model"
+def model_dir(tmp_path_factory):
+    """A tiny trained pipeline on disk (attardi, degree 3: a non-default setting to carry)."""
+    where = tmp_path_factory.mktemp("corpus_model")
+    train = write(where, NONPROJ * 3 + random_treebank(11, 12), "train.conllu")
+    tiny_dynoracle_parser(train, iterations=6, system="attardi", degree=3).to_disk(where / "model")
+    return where / "model"
 
 
 @pytest.fixture(scope="module")
@@ -69,9 +55,9 @@ def nlp(model_dir):
 
 
 @pytest.fixture(scope="module")
-def corpus(data_dir):
+def corpus(tmp_path_factory):
     """An unparsed CoNLL-U corpus of 63 sentences (MWT-free; random trees)."""
-    return write(data_dir, unparsed(NONPROJ + random_treebank(21, 60)), "corpus.conllu")
+    return write(tmp_path_factory.mktemp("corpus"), unparsed(NONPROJ + random_treebank(21, 60)), "corpus.conllu")
 
 
 # --------------------------------------------------------------------------- nlp.pipe, spacy apply
@@ -85,12 +71,12 @@ def test_pipe_in_two_forked_processes_gives_the_parses_of_one(nlp):
     ("lr_spine", {"max_k": 3}), ("swap", {"oracle": "static-lazy"}), ("attardi", {"degree": 3}),
     ("arc_hybrid", {"beam_width": 3}),
 ])
-def test_every_system_pickles_with_its_settings(data_dir, system, config):
+def test_every_system_pickles_with_its_settings(tmp_path, system, config):
     """Spawned processes (macOS, Windows, Dask) get the pipeline pickled."""
     nlp = spacy.blank("xx")
     nlp.add_pipe("dynoracle_parser", name="parser", config={
         "model": TINY_PARSER_MODEL, "transition_system": system, "min_action_freq": 1, **config})
-    _trained(nlp, write(data_dir, NONPROJ * 2, "pickle_train.conllu"), 1)
+    _trained(nlp, write(tmp_path, NONPROJ * 2), 1)
     copy = pickle.loads(pickle.dumps(nlp))
     before, after = nlp.get_pipe("parser"), copy.get_pipe("parser")
     assert type(after.moves) is type(before.moves) and after.moves.cfg == before.moves.cfg
