@@ -559,6 +559,21 @@ class _SentenceParser:
                 state[u] = 2
 
 
+def _strict_run_on(parser: "_SentenceParser", block: _Block, parts: list) -> list:
+    """Strict reading of a block `_split_run_on` cut: when its first sentence is valid, that
+    sentence and then the error at the next one's first line (the empty line is missing);
+    otherwise the whole block, whose first error is reported as before (a block whose
+    first part is itself broken is more likely one malformed sentence than two)."""
+    try:
+        parser.parse(parts[0])
+    except ConlluError:
+        return [block]
+    line = parts[1].lines[0][0]
+    return [parts[0], ConlluError(parser.path, line, (
+        f"a new sentence starts here without the empty line that must end the previous one "
+        f"(line {line - 1}); read with on_error='skip' or lenient=True / --lenient to split them"))]
+
+
 def read_conllu(
     path: Union[str, Path],
     *,
@@ -608,17 +623,11 @@ def read_conllu(
             parts: List[Union[_Block, ConlluError]] = [item]
             if isinstance(item, _Block):
                 parts = list(_split_run_on(item))
-                for k in range(1, len(parts)):
-                    if split:
+                if split:
+                    for _ in parts[1:]:
                         stats.repair(MISSING_SEPARATOR)
-                    else:  # report it where the sentence before it has been read
-                        line = parts[k].lines[0][0]  # type: ignore[union-attr]
-                        parts[k] = ConlluError(path_str, line, (
-                            f"a new sentence starts here without the empty line that must end the "
-                            f"previous one (line {line - 1}); read with on_error='skip' or "
-                            "lenient=True / --lenient to split them"))
-                        del parts[k + 1:]
-                        break
+                elif len(parts) > 1:
+                    parts = _strict_run_on(parser, item, parts)
             for part in parts:
                 if isinstance(part, ConlluError):
                     error = part

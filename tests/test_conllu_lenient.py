@@ -190,3 +190,13 @@ def test_no_split_where_no_sentence_starts(tmp_path, lines):
     with pytest.warns(UserWarning):
         sentences = list(read_conllu(path, on_error="skip", stats=stats))
     assert len(sentences) == 3 and stats.skipped == 1 and not stats.repairs
+
+
+def test_strict_reading_of_one_malformed_sentence_reports_its_own_error(tmp_path):
+    """Word 2 written as 1 after an MWT 1-2: the part before it is no valid sentence, so
+    this is one malformed sentence (duplicate ID), not a missing empty line."""
+    path = write(tmp_path, "1-2\tab\t_\t_\t_\t_\t_\t_\t_\t_\n1\ta\t_\tX\t_\t_\t0\troot\t_\t_\n"
+                           "1\tb\t_\tX\t_\t_\t1\tdep\t_\t_\n\n")
+    with pytest.raises(ConlluError) as info:
+        list(read_conllu(path))
+    assert info.value.line == 3 and info.value.message == "duplicate word ID 1 (already on line 2)"
