@@ -13,6 +13,7 @@ import spacy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 
 class ReplacingBuildExt(build_ext):
@@ -44,6 +45,29 @@ class ReplacingBuildExt(build_ext):
         return super().copy_file(infile, outfile, *args, **kwargs)
 
 
+class BuildPyWithCythonSources(build_py):
+    """Put the Cython sources of cython_src/spacy_dynoracle/ (every .pxd, system_base.pxd
+    and __init__.pxd included, and the .pyx) beside the modules in spacy_dynoracle/, so
+    that an installed wheel lets other extensions `cimport spacy_dynoracle.system_base`.
+    (package-data cannot list them: it takes paths inside the package's own directory.)"""
+
+    def run(self):
+        super().run()
+        if getattr(self, "editable_mode", False):  # an editable install compiles against cython_src
+            return
+        target = Path(self.build_lib) / "spacy_dynoracle"
+        for source in cython_sources():
+            self.copy_file(str(source), str(target / source.name), preserve_mode=False)
+
+    def get_outputs(self, include_bytecode=True):
+        target = Path(self.build_lib) / "spacy_dynoracle"
+        return super().get_outputs(include_bytecode) + [str(target / s.name) for s in cython_sources()]
+
+
+def cython_sources():
+    return sorted(p for p in (SRC / "spacy_dynoracle").iterdir() if p.suffix in (".pxd", ".pyx"))
+
+
 HERE = Path(__file__).parent
 SRC = HERE / "cython_src"
 
@@ -66,6 +90,6 @@ extensions = [
 ]
 
 setup(
-    cmdclass={"build_ext": ReplacingBuildExt},
+    cmdclass={"build_ext": ReplacingBuildExt, "build_py": BuildPyWithCythonSources},
     ext_modules=extensions,
 )

@@ -223,7 +223,8 @@ def check_predicted_columns(nlp, columns: Sequence[str]) -> None:
 @app.command("parse")
 def parse_command(
     model: str = typer.Argument(..., help="Pipeline package name or path"),
-    input_path: Path = typer.Argument(..., help="Input .conllu (HEAD/DEPREL may be '_')"),
+    input_path: Path = typer.Argument(..., help="Input .conllu (HEAD/DEPREL may be '_'), or a .txt file "
+                                      "(one document per non-empty line)"),
     output_path: Path = typer.Argument(..., help="Output .conllu"),
     resegment: bool = typer.Option(
         False, "--resegment", help="Let the pipeline split the Docs of --n-sents input sentences into "
@@ -232,15 +233,20 @@ def parse_command(
                                     help="Accepted for compatibility: the input's sentences are the default"),
     n_sents: int = typer.Option(10, "--n-sents", help="Input sentences per Doc fed to the pipeline"),
     batch_size: int = typer.Option(64, "--batch-size", help="Docs per nlp.pipe batch"),
+    n_process: int = typer.Option(1, "--n-process", help="Parse in this many processes (nlp.pipe's n_process)"),
+    input_format: str = typer.Option("auto", "--input-format",
+                                     help="'conllu', 'text', or 'auto' (.txt is text, anything else CoNLL-U)"),
     replace: str = typer.Option("HEAD,DEPREL", "--replace",
                                 help=f"Columns taken from the pipeline, from {','.join(REPLACEABLE)}"),
     lenient: bool = _LENIENT,
 ) -> None:
-    """Parse the words of a CoNLL-U file; write CoNLL-U with the original other columns.
+    """Parse the words of a CoNLL-U file (or the text of a .txt file); write CoNLL-U with the
+    original other columns.
 
     The input's sentences are kept (their boundaries are preset, so every sentence is written
-    with its comments) unless --resegment is given."""
-    from .conllu_io import sentences_to_docs, words_only_copy, write_conllu
+    with its comments) unless --resegment is given. Any file size: sentences are read, parsed
+    and written as a stream (docs/corpus_parsing.md)."""
+    from .parsing import parse_file
 
     columns = [c.strip().upper() for c in replace.split(",") if c.strip()]
     if gold_sents and resegment:
@@ -252,11 +258,9 @@ def parse_command(
     nlp = _load(model)
     try:
         check_predicted_columns(nlp, columns)
-        sentences = read_conllu(input_path, require_heads=False, lenient=lenient)
-        docs = sentences_to_docs(nlp.vocab, sentences, n_sents)
-        inputs = (words_only_copy(doc, sent_starts=not resegment, keep_source=True) for doc in docs)
-        parsed = progress_bar(nlp.pipe(inputs, batch_size=batch_size), "parsing", "doc")
-        n = write_conllu(parsed, output_path, replace=columns)
+        n = parse_file(nlp, input_path, output_path, replace=columns, input_format=input_format,
+                       n_sents=n_sents, resegment=resegment, batch_size=batch_size, n_process=n_process,
+                       lenient=lenient, progress=lambda docs: progress_bar(docs, "parsing", "doc"))
     except _DATA_ERRORS as e:
         _fail(e)
     msg.good(f"Wrote {n} sentences to {output_path}")

@@ -241,6 +241,11 @@ CRLF = "CR LF line end"
 NO_FINAL_EMPTY_LINE = "missing final empty line"
 REPAIRS = (BOM, CRLF, NO_FINAL_EMPTY_LINE)
 _LENIENT_HINT = "; read with lenient=True / --lenient to repair"
+# A sentence that starts right after the previous one's last line (no empty line between
+# them) is split off in skip mode and in lenient reading, and counted under this name in
+# ReadStats.repairs: skipping the block would drop two valid sentences. Strict reading
+# raises it (it is not among REPAIRS: skip mode repairs it instead of raising).
+MISSING_SEPARATOR = "missing empty line between sentences"
 
 
 class _Repairable(str):
@@ -256,8 +261,11 @@ def _error(path: str, line: int, message: str) -> ConlluError:
     return cls(path, line, message)
 
 
+_PLURALS = {MISSING_SEPARATOR: "missing empty lines between sentences"}
+
+
 def _repairs_text(repairs: Dict[str, int]) -> str:
-    return ", ".join(f"{n} {kind}{'s' if n > 1 else ''}" for kind, n in repairs.items())
+    return ", ".join(f"{n} {_PLURALS.get(kind, kind + 's') if n > 1 else kind}" for kind, n in repairs.items())
 
 
 def _line_error(text: str, lineno: int) -> Optional[str]:
@@ -331,6 +339,52 @@ def _blocks(lines: Iterable[bytes], path: str, lenient: bool = False,
             yield _Block(block, lineno, _Repairable(
                 "file ends without an empty line after the last sentence"
                 + ("" if last_had_newline else " (and without a final newline)") + _LENIENT_HINT))
+
+
+def _starts_sentence(id_: str) -> bool:
+    """Whether a line with this ID can be a sentence's first token line: word 1, a
+    multiword token 1-m, or the empty node 0.1."""
+    if id_ == "1" or id_ == "0.1":
+        return True
+    match = _MWT_ID.fullmatch(id_)
+    return match is not None and match.group(1) == "1"
+
+
+def _split_run_on(block: _Block) -> List[_Block]:
+    """The sentences of a block that lacks the empty line between them.
+
+    A new sentence starts at a token line that can start one (`_starts_sentence`) when the
+    block has had a word line since the last start and the next word line is word 1; the
+    comment lines right before it belong to the new sentence. Anything else (a stray
+    ``0.1``, a duplicated word ID 2 written as 1 before word 3...) stays in its block and is
+    reported as before.
+    """
+    lines = block.lines
+    cuts: List[int] = []
+    seen_word = False
+    candidate: Optional[int] = None  # index of a start line waiting for its word 1
+    for k, (_, text, _) in enumerate(lines):
+        if text.startswith("#"):
+            continue
+        id_ = text.split("\t", 1)[0]
+        is_word = _WORD_ID.fullmatch(id_) is not None
+        if candidate is None and seen_word and _starts_sentence(id_):
+            candidate = k
+        if is_word:
+            if candidate is not None:
+                if id_ == "1":
+                    start = candidate
+                    while start > 0 and lines[start - 1][1].startswith("#"):
+                        start -= 1
+                    cuts.append(start)
+                candidate = None
+            seen_word = True
+    if not cuts:
+        return [block]
+    bounds = [0] + cuts + [len(lines)]
+    parts = [_Block(lines[a:b], lines[b][0], None) for a, b in zip(bounds, bounds[1:-1])]
+    parts.append(_Block(lines[bounds[-2]:], block.end_line, block.end_error))
+    return parts
 
 
 def _column_error(cols: List[str], text: str) -> Optional[str]:
@@ -505,6 +559,21 @@ class _SentenceParser:
                 state[u] = 2
 
 
+def _strict_run_on(parser: "_SentenceParser", block: _Block, parts: list) -> list:
+    """Strict reading of a block `_split_run_on` cut: when its first sentence is valid, that
+    sentence and then the error at the next one's first line (the empty line is missing);
+    otherwise the whole block, whose first error is reported as before (a block whose
+    first part is itself broken is more likely one malformed sentence than two)."""
+    try:
+        parser.parse(parts[0])
+    except ConlluError:
+        return [block]
+    line = parts[1].lines[0][0]
+    return [parts[0], ConlluError(parser.path, line, (
+        f"a new sentence starts here without the empty line that must end the previous one "
+        f"(line {line - 1}); read with on_error='skip' or lenient=True / --lenient to split them"))]
+
+
 def read_conllu(
     path: Union[str, Path],
     *,
@@ -529,6 +598,10 @@ def read_conllu(
         line (`REPAIRS`), count them in `stats` and warn once per file. Without it each
         of them raises a `ConlluError` naming file and line, in both on_error modes: they
         are never a reason to skip a sentence.
+    A sentence that starts without the empty line that must end the previous one (a line
+    with ID 1 after the previous sentence's words) is split off, counted in
+    ``stats.repairs[MISSING_SEPARATOR]`` and warned about in skip mode and with lenient;
+    strict reading raises a `ConlluError` at its first line.
     A missing file raises FileNotFoundError ("PATH does not exist").
     """
     if on_error not in ("raise", "skip"):
@@ -544,30 +617,41 @@ def read_conllu(
         f = open(path, "rb")
     except FileNotFoundError:
         raise missing_path(path) from None
+    split = lenient or on_error == "skip"
     with f:
         for item in _blocks(f, path_str, lenient, stats):
-            if isinstance(item, ConlluError):
-                error = item
-            else:
-                try:
-                    sentence = parser.parse(item)
-                except ConlluError as e:
-                    error = e
+            parts: List[Union[_Block, ConlluError]] = [item]
+            if isinstance(item, _Block):
+                parts = list(_split_run_on(item))
+                if split:
+                    for _ in parts[1:]:
+                        stats.repair(MISSING_SEPARATOR)
+                elif len(parts) > 1:
+                    parts = _strict_run_on(parser, item, parts)
+            for part in parts:
+                if isinstance(part, ConlluError):
+                    error = part
                 else:
-                    stats.sentences += 1
-                    stats.words += len(sentence.words)
-                    yielded += 1
-                    yield sentence
-                    continue
-            if on_error == "raise" or isinstance(error, _RepairableError):
-                raise error
-            first_error = first_error or error
-            stats.record(error)
+                    try:
+                        sentence = parser.parse(part)
+                    except ConlluError as e:
+                        error = e
+                    else:
+                        stats.sentences += 1
+                        stats.words += len(sentence.words)
+                        yielded += 1
+                        yield sentence
+                        continue
+                if on_error == "raise" or isinstance(error, _RepairableError):
+                    raise error
+                first_error = first_error or error
+                stats.record(error)
     skipped = stats.skipped - skipped_before
     repairs = {kind: n - repairs_before.get(kind, 0) for kind, n in stats.repairs.items()
                if n > repairs_before.get(kind, 0)}
     if repairs:
-        warnings.warn(f"{path_str}: repaired {_repairs_text(repairs)} (lenient reading)", stacklevel=2)
+        how = "lenient reading" if lenient else "skip mode"
+        warnings.warn(f"{path_str}: repaired {_repairs_text(repairs)} ({how})", stacklevel=2)
     if yielded == 0:
         if first_error is None:
             raise ConlluError(path_str, 1, "empty file: no sentences")
@@ -690,20 +774,28 @@ def sentences_to_docs(vocab, sentences: Iterable[Sentence], n_sents: int = 10, *
     """
     from spacy.tokens import Doc
 
+    for group in sentence_groups(sentences, n_sents):
+        yield _make_doc(Doc, vocab, group, keep_source)
+
+
+def sentence_groups(sentences: Iterable[Sentence], n_sents: int = 10) -> Iterator[List[Sentence]]:
+    """The sentences of each Doc `sentences_to_docs` makes: `n_sents` at a time, and a new
+    group wherever parsed and unparsed sentences meet (so shards cut between groups give
+    the same Docs as the whole file)."""
     if n_sents < 1:
         raise ValueError(f"n_sents must be >= 1, not {n_sents}")
     chunk: List[Sentence] = []
     for sentence in sentences:
         # A Doc is parsed or not as a whole: an unparsed sentence starts a new Doc.
         if chunk and sentence.is_parsed != chunk[0].is_parsed:
-            yield _make_doc(Doc, vocab, chunk, keep_source)
+            yield chunk
             chunk = []
         chunk.append(sentence)
         if len(chunk) == n_sents:
-            yield _make_doc(Doc, vocab, chunk, keep_source)
+            yield chunk
             chunk = []
     if chunk:
-        yield _make_doc(Doc, vocab, chunk, keep_source)
+        yield chunk
 
 
 def _make_doc(Doc, vocab, sentences: List[Sentence], keep_source: bool):

@@ -67,6 +67,17 @@ NONPROJ = """\
 """
 
 
+def unparsed(text):
+    """The text with HEAD and DEPREL of every word line blanked (parser input)."""
+    lines = []
+    for line in text.split("\n"):
+        cols = line.split("\t")
+        if len(cols) == 10 and cols[0].isdigit():
+            cols[6] = cols[7] = "_"
+        lines.append("\t".join(cols))
+    return "\n".join(lines)
+
+
 def write(tmp_path, text, name="sample.conllu"):
     """Write `text` (str: UTF-8, no newline translation; bytes: as is) and return the path."""
     path = tmp_path / name
@@ -126,22 +137,21 @@ def perturb_treebank(text, seed, p_head=0.3, p_label=0.3):
     return "".join(out)
 
 
-def tiny_parser(train_path, iterations=10):
-    """spaCy's stock `parser` trained for a few updates: a real pipeline that outputs `ROOT`."""
-    import spacy
+# Tiny widths: the pipelines below train in seconds.
+TINY_TOK2VEC = {"@architectures": "spacy.HashEmbedCNN.v2", "pretrained_vectors": None, "width": 16,
+                "depth": 1, "embed_size": 500, "window_size": 1, "maxout_pieces": 2, "subword_features": True}
+TINY_PARSER_MODEL = {"@architectures": "spacy.TransitionBasedParser.v2", "state_type": "parser",
+                     "extra_state_tokens": False, "hidden_width": 16, "maxout_pieces": 2, "use_upper": True,
+                     "nO": None, "tok2vec": TINY_TOK2VEC}
+
+
+def _trained(nlp, train_path, iterations):
+    """`nlp` initialized and updated `iterations` times on the gold trees of train_path
+    (two sentences per Doc)."""
     from spacy.training import Example
 
     from spacy_dynoracle.conllu_io import read_conllu, sentences_to_docs, words_only_copy
 
-    nlp = spacy.blank("xx")
-    tok2vec = {"@architectures": "spacy.HashEmbedCNN.v2", "pretrained_vectors": None, "width": 16,
-               "depth": 1, "embed_size": 500, "window_size": 1, "maxout_pieces": 2, "subword_features": True}
-    model = {"@architectures": "spacy.TransitionBasedParser.v2", "state_type": "parser",
-             "extra_state_tokens": False, "hidden_width": 16, "maxout_pieces": 2, "use_upper": True,
-             "nO": None, "tok2vec": tok2vec}
-    # min_action_freq=1: with spaCy's default (30) a corpus this small loses every label
-    # and spaCy's parser fails with E1031 (no gold transition), whatever the reader does.
-    nlp.add_pipe("parser", config={"model": model, "min_action_freq": 1})
     docs = list(sentences_to_docs(nlp.vocab, read_conllu(train_path), n_sents=2, keep_source=False))
     examples = [Example(words_only_copy(doc), doc) for doc in docs]
     nlp.initialize(lambda: examples)
@@ -150,32 +160,41 @@ def tiny_parser(train_path, iterations=10):
         r.shuffle(examples)
         nlp.update(examples)
     return nlp
+
+
+def tiny_parser(train_path, iterations=10):
+    """spaCy's stock `parser` trained for a few updates: a real pipeline that outputs `ROOT`."""
+    import spacy
+
+    nlp = spacy.blank("xx")
+    # min_action_freq=1: with spaCy's default (30) a corpus this small loses every label
+    # and spaCy's parser fails with E1031 (no gold transition), whatever the reader does.
+    nlp.add_pipe("parser", config={"model": TINY_PARSER_MODEL, "min_action_freq": 1})
+    return _trained(nlp, train_path, iterations)
+
+
+def tiny_dynoracle_parser(train_path, iterations=10, system="arc_hybrid", **cfg):
+    """A dynoracle_parser (spaCy's parser model, tiny widths) trained for a few updates."""
+    import spacy
+
+    nlp = spacy.blank("xx")
+    nlp.add_pipe("dynoracle_parser", name="parser", config={
+        "model": TINY_PARSER_MODEL, "transition_system": system, "min_action_freq": 1, **cfg})
+    return _trained(nlp, train_path, iterations)
 
 
 def tiny_window_parser(train_path, iterations=10, system="arc_hybrid", **cfg):
     """A dynoracle_parser with the window model (spacy_dynoracle.WindowParserModel.v1),
     trained for a few updates: a pipeline that can give arc marginals (docs/tabulation.md)."""
     import spacy
-    from spacy.training import Example
-
-    from spacy_dynoracle.conllu_io import read_conllu, sentences_to_docs, words_only_copy
 
     nlp = spacy.blank("xx")
-    tok2vec = {"@architectures": "spacy.HashEmbedCNN.v2", "pretrained_vectors": None, "width": 16,
-               "depth": 1, "embed_size": 500, "window_size": 1, "maxout_pieces": 2, "subword_features": True}
     model = {"@architectures": "spacy_dynoracle.WindowParserModel.v1", "hidden_width": 16,
-             "maxout_pieces": 2, "tok2vec": tok2vec}
+             "maxout_pieces": 2, "tok2vec": TINY_TOK2VEC}
     nlp.add_pipe("dynoracle_parser", name="parser", config={
         "model": model, "transition_system": system, "min_action_freq": 1, "explore_after_epochs": 0,
         **cfg})
-    docs = list(sentences_to_docs(nlp.vocab, read_conllu(train_path), n_sents=2, keep_source=False))
-    examples = [Example(words_only_copy(doc), doc) for doc in docs]
-    nlp.initialize(lambda: examples)
-    r = random.Random(0)
-    for _ in range(iterations):
-        r.shuffle(examples)
-        nlp.update(examples)
-    return nlp
+    return _trained(nlp, train_path, iterations)
 
 
 def attardi_exhaustive(heads, degree):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import spacy
-from conllu_samples import MWT_AND_EMPTY, NONPROJ, attardi_exhaustive, random_treebank, tiny_parser, write
+from conllu_samples import MWT_AND_EMPTY, NONPROJ, attardi_exhaustive, random_treebank, tiny_parser, unparsed, write
 from typer.testing import CliRunner
 
 from spacy_dynoracle.cli import app, parse_sentence_numbers
@@ -34,17 +34,6 @@ def model_dir(data_dir):
     nlp = tiny_parser(train)
     nlp.to_disk(data_dir / "model")
     return data_dir / "model"
-
-
-def unparsed(text):
-    """The text with HEAD and DEPREL of every word line blanked (parser input)."""
-    lines = []
-    for line in text.split("\n"):
-        cols = line.split("\t")
-        if len(cols) == 10 and cols[0].isdigit():
-            cols[6] = cols[7] = "_"
-        lines.append("\t".join(cols))
-    return "\n".join(lines)
 
 
 def test_module_entry_point_help():

@@ -5,11 +5,11 @@ import warnings
 
 import pytest
 import spacy
-from conllu_samples import NONPROJ, write
+from conllu_samples import MWT_AND_EMPTY, NONPROJ, write
 from typer.testing import CliRunner
 
 from spacy_dynoracle.cli import app
-from spacy_dynoracle.conllu_io import ConlluError, ReadStats, read_conllu
+from spacy_dynoracle.conllu_io import MISSING_SEPARATOR, ConlluError, ReadStats, read_conllu
 from spacy_dynoracle.corpus import create_conllu_reader
 
 CLEAN = NONPROJ  # 3 sentences, 31 lines, ends with the empty line
@@ -112,3 +112,91 @@ def test_cli_lenient_option_on_stats_and_render(tmp_path, damaged):
     with pytest.warns(UserWarning, match="repaired"):
         result = runner.invoke(app, ["render", str(path), "--out", str(out), "--lenient"])
     assert result.exit_code == 0 and "Rendered 3 tree(s)" in result.output
+
+
+# --------------------------------------------------------------------------- run-on sentences
+
+def run_on(text, *joins):
+    """The text with the empty line after each of the sentences numbered `joins` (0-based)
+    removed: the next sentence starts right after the last word line."""
+    blocks = text.rstrip("\n").split("\n\n")
+    out = blocks[0]
+    for k, block in enumerate(blocks[1:]):
+        out += ("\n" if k in joins else "\n\n") + block
+    return out + "\n\n"
+
+
+# MWT_AND_EMPTY's second sentence has an empty node; its first starts with an MWT line, so
+# a run-on before it starts at "1-2" after the previous sentence's words.
+RUN_ON_CASES = {
+    "comments then word 1": (NONPROJ, (0,)),
+    "word 1 right after the words": (NONPROJ.replace("# sent_id = np2\n# text = Who did you say it was written by?\n", ""),
+                                     (1,)),
+    "both joins": (NONPROJ, (0, 1)),
+    "MWT line and empty node": (NONPROJ + MWT_AND_EMPTY.replace("# newdoc id = d1\n# sent_id = s1\n# text = Vámonos al mar.\n", ""),
+                                (2, 3)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(RUN_ON_CASES))
+def test_skip_mode_keeps_both_sentences_when_the_empty_line_between_them_is_missing(tmp_path, case):
+    """Skip mode used to drop both sentences of a run-on block (one block, duplicate word
+    ID 1); it now splits the block where the second sentence starts and counts the repair."""
+    text, joins = RUN_ON_CASES[case]
+    expected = sentence_data(read_conllu(write(tmp_path, text, "clean.conllu")))
+    path = write(tmp_path, run_on(text, *joins), "run_on.conllu")
+    for options in ({"on_error": "skip"}, {"lenient": True}, {"lenient": True, "on_error": "skip"}):
+        stats = ReadStats()
+        with pytest.warns(UserWarning) as record:
+            got = sentence_data(read_conllu(path, stats=stats, **options))
+        assert got == expected, options
+        assert stats.skipped == 0 and stats.repairs == {MISSING_SEPARATOR: len(joins)}
+        (message,) = [str(w.message) for w in record]
+        n = len(joins)
+        assert f"repaired {n} missing empty line{'s' if n > 1 else ''} between sentences" in message
+
+
+def test_strict_reading_names_the_line_where_the_run_on_sentence_starts(tmp_path):
+    path = write(tmp_path, run_on(NONPROJ, 1))
+    with pytest.raises(ConlluError) as info:
+        list(read_conllu(path))
+    second_sentence_end = NONPROJ.split("\n\n")[0].count("\n") + 2 + 6  # its 2 comments and 4 words
+    assert info.value.line == second_sentence_end + 1  # the comment line "# sent_id = np2"
+    assert "without the empty line that must end the previous one" in info.value.message
+    assert "on_error='skip'" in info.value.message
+
+
+def test_skip_mode_after_a_split_still_skips_the_malformed_sentence_only(tmp_path):
+    bad = NONPROJ.replace("1\tDogs\tdog\tNOUN\tNNS\t_\t2\t", "1\tDogs\tdog\tNOUN\tNNS\t_\tx\t")
+    path = write(tmp_path, run_on(bad, 0, 1))
+    stats = ReadStats()
+    with pytest.warns(UserWarning):
+        sentences = list(read_conllu(path, on_error="skip", stats=stats))
+    assert [s.sent_id for s in sentences] == ["np1", "np2"]
+    assert stats.skipped == 1 and "HEAD 'x'" in stats.errors[0].message
+    assert stats.repairs == {MISSING_SEPARATOR: 2}
+
+
+@pytest.mark.parametrize("lines", [
+    ["1\ta\t_\t_\t_\t_\t0\troot\t_\t_", "0.1\tx\t_\t_\t_\t_\t_\t_\t1:dep\t_", "2\tb\t_\t_\t_\t_\t1\tdep\t_\t_"],
+    ["1\ta\t_\t_\t_\t_\t0\troot\t_\t_", "2\tb\t_\t_\t_\t_\t1\tdep\t_\t_", "1-2\tab\t_\t_\t_\t_\t_\t_\t_\t_",
+     "3\tc\t_\t_\t_\t_\t1\tdep\t_\t_"],
+])
+def test_no_split_where_no_sentence_starts(tmp_path, lines):
+    """A 0.1 or an MWT 1-2 whose next word is not word 1 starts no sentence: the block is one
+    malformed sentence, skipped as before."""
+    path = write(tmp_path, "\n".join(lines) + "\n\n" + NONPROJ)
+    stats = ReadStats()
+    with pytest.warns(UserWarning):
+        sentences = list(read_conllu(path, on_error="skip", stats=stats))
+    assert len(sentences) == 3 and stats.skipped == 1 and not stats.repairs
+
+
+def test_strict_reading_of_one_malformed_sentence_reports_its_own_error(tmp_path):
+    """Word 2 written as 1 after an MWT 1-2: the part before it is no valid sentence, so
+    this is one malformed sentence (duplicate ID), not a missing empty line."""
+    path = write(tmp_path, "1-2\tab\t_\t_\t_\t_\t_\t_\t_\t_\n1\ta\t_\tX\t_\t_\t0\troot\t_\t_\n"
+                           "1\tb\t_\tX\t_\t_\t1\tdep\t_\t_\n\n")
+    with pytest.raises(ConlluError) as info:
+        list(read_conllu(path))
+    assert info.value.line == 3 and info.value.message == "duplicate word ID 1 (already on line 2)"

@@ -7,9 +7,12 @@ import subprocess
 import sys
 import tarfile
 import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
+
+import spacy_dynoracle
 
 REPO = Path(__file__).parents[1]
 # Cython's own namespaces (cimported from the compiler, not installed packages)
@@ -22,7 +25,8 @@ def requirement_names(requirements):
 
 def third_party_modules():
     found = set()
-    for path in (REPO / "spacy_dynoracle").glob("*.py"):
+    # the package under test: the checkout's, or an installed wheel's (scripts/test_wheel.sh)
+    for path in Path(spacy_dynoracle.__file__).parent.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 found.update(alias.name.split(".")[0] for alias in node.names)
@@ -45,6 +49,31 @@ def test_runtime_imports_are_declared_and_test_only_packages_are_not():
     assert modules - declared == set()
     assert "conllu" not in modules and "conllu" not in declared
     assert "conllu" in requirement_names(project["optional-dependencies"]["test"])
+    # Dask is optional (the Dask recipe, docs/corpus_parsing.md), and the tests need it
+    assert "dask" not in modules and "dask" not in declared
+    assert "dask" in requirement_names(project["optional-dependencies"]["distributed"])
+    assert "dask" in requirement_names(project["optional-dependencies"]["test"])
+
+
+def test_the_package_under_test_is_the_installed_one_when_asked():
+    """scripts/test_wheel.sh runs the suite against the wheel installed in a fresh venv
+    (DYNORACLE_TEST_INSTALLED names it): the package must come from there, compiled."""
+    prefix = os.environ.get("DYNORACLE_TEST_INSTALLED")
+    if not prefix:
+        pytest.skip("the suite runs against the checkout (scripts/test_wheel.sh sets DYNORACLE_TEST_INSTALLED)")
+    package = Path(spacy_dynoracle.__file__).resolve().parent
+    assert package.is_relative_to(Path(prefix).resolve()), package
+    assert "site-packages" in package.parts
+    assert (package / "system_base.pxd").is_file() and (package / "py.typed").is_file()
+    assert len(list(package.glob("*.so"))) == len(list((REPO / "cython_src" / "spacy_dynoracle").glob("*.pyx")))
+
+
+def test_install_script_installs_the_test_extra():
+    """scripts/install.sh (what CI runs) installs every requirement of the test extra."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    script = (REPO / "scripts" / "install.sh").read_text(encoding="utf-8")
+    for requirement in project["optional-dependencies"]["test"]:
+        assert f'"{requirement}"' in script, requirement
 
 
 # --------------------------------------------------------------------------- slow: builds
@@ -72,6 +101,49 @@ def build_sdist(tmp_path) -> Path:
                    cwd=copy, check=True, capture_output=True, timeout=900)
     (sdist,) = (tmp_path / "dist").glob("*.tar.gz")
     return sdist
+
+
+def test_wheel_carries_the_cython_sources_beside_the_modules(tmp_path):
+    """An installed wheel must let other extensions `cimport spacy_dynoracle.system_base`:
+    every .pxd (and .pyx) of cython_src/spacy_dynoracle/ goes into the wheel's
+    spacy_dynoracle/. Built with one extension only (DYNORACLE_MODULES), so it is cheap."""
+    copy = source_copy(tmp_path)
+    env = dict(os.environ, DYNORACLE_MODULES="system_base")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                    "-w", str(tmp_path / "wheels"), str(copy)],
+                   check=True, capture_output=True, env=env, timeout=1800)
+    (wheel,) = (tmp_path / "wheels").glob("*.whl")
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+        zf.extractall(tmp_path / "installed")
+    sources = {p.name for p in (REPO / "cython_src" / "spacy_dynoracle").iterdir() if p.suffix in (".pxd", ".pyx")}
+    assert {"system_base.pxd", "__init__.pxd", "system_base.pyx"} <= sources
+    assert {f"spacy_dynoracle/{name}" for name in sources} - names == set()
+    assert "spacy_dynoracle/py.typed" in names
+    assert [n for n in names if re.fullmatch(r"spacy_dynoracle/system_base\..*\.so", n)]
+    assert not [n for n in names if n.endswith(".cpp")]
+    # Cython finds the contract in the unpacked wheel (not in the checkout: not on the path).
+    (tmp_path / "user.pyx").write_text("from spacy_dynoracle.system_base cimport DynOracleSystem\n"
+                                       "cdef class MySystem(DynOracleSystem):\n    pass\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = subprocess.run([sys.executable, "-m", "cython", "--cplus", "-3", "-I", str(tmp_path / "installed"),
+                          "user.pyx"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "user.cpp").exists()
+
+
+def test_sdist_builds_without_warnings(tmp_path):
+    """`python setup.py sdist` prints no warning (the license as a TOML table was deprecated
+    by setuptools; a MANIFEST.in pattern that matches nothing warns too)."""
+    copy = source_copy(tmp_path)
+    out = subprocess.run([sys.executable, "setup.py", "-q", "sdist", "--dist-dir", str(tmp_path / "dist")],
+                         cwd=copy, capture_output=True, text=True, timeout=900)
+    assert out.returncode == 0, out.stderr
+    assert "warning" not in (out.stdout + out.stderr).lower(), out.stdout + out.stderr
+    (sdist,) = (tmp_path / "dist").glob("*.tar.gz")
+    with tarfile.open(sdist) as tar:
+        pkg_info = tar.extractfile(f"{sdist.name[:-len('.tar.gz')]}/PKG-INFO").read().decode()
+    assert "License-Expression: MIT" in pkg_info.splitlines()
 
 
 @pytest.mark.slow

@@ -31,3 +31,17 @@ def test_readme_starts_with_the_two_commands():
     assert commands == ["bash scripts/quickstart.sh", "python3 -m pytest -q"]
     ci = (README.parent / ".ci" / "run").read_text()
     assert "python3 -m pytest -q\n" in ci
+
+
+def test_readme_documents_the_release_facts():
+    """The supported spaCy range (as declared), --lenient and corpus-scale parsing (issue 20)."""
+    import tomllib
+
+    text = README.read_text()
+    project = tomllib.loads((README.parent / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    (spacy_requirement,) = [r for r in project["dependencies"] if r.startswith("spacy")]
+    assert f"`{spacy_requirement}`" in text
+    assert "--lenient" in text and "lenient = true" in text
+    assert "## Corpus-scale parsing" in text and "(docs/corpus_parsing.md)" in text
+    for what in ("n_process=2", "spacy apply", "--n-process", "--batch-size", "parse_with_dask"):
+        assert what in text.split("## Corpus-scale parsing")[1], what
