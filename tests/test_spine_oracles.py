@@ -565,20 +565,24 @@ def test_arc_standard_guard_is_sound(seed, n_docs):
     assert tripped > states // 4 and inexact > 0
 
 
-def test_arc_standard_budget_option():
+@pytest.mark.parametrize("system,seed,kinds", [
+    ("arc_standard", 3, ["projective", "nonprojective", "multi"]),
+    ("lr_spine", 5, ["projective"]),      # exact DP: projective gold
+])
+def test_budget_option(system, seed, kinds):
     """`budget` is a system option (0: no guard); the Simulator's costs with a tiny budget
     are lower bounds on the exact ones, with the exact zero-cost moves at 0, and the
-    guarded states are counted."""
+    guarded states are counted (oracle_stats()["guard"])."""
     from bruteforce import random_forest
-    rng = random.Random(3)
+    rng = random.Random(seed)
     with pytest.raises(ValueError, match="budget"):
-        Simulator("arc_standard", 3, budget=-1)
+        Simulator(system, 3, budget=-1)
     guarded_states = 0
     for _ in range(30):
-        n = rng.randint(4, 9)
-        gold = random_forest(n, rng, rng.choice(["projective", "nonprojective", "multi"]))
-        exact = Simulator("arc_standard", n, budget=0)
-        tight = Simulator("arc_standard", n, budget=1)
+        n = rng.randint(4, 10)
+        gold = random_forest(n, rng, rng.choice(kinds))
+        exact = Simulator(system, n, budget=0)
+        tight = Simulator(system, n, budget=1)
         while not exact.is_final():
             want, got = exact.costs(gold), tight.costs(gold)
             assert set(want) == set(got)
@@ -642,30 +646,3 @@ def exact_future(mod, work, gold, elems, b):
     its moves (Bellman), 0 where no move is left."""
     vals = [v for v in mod.lrs_values(work, gold, elems, b) if v is not None]
     return min(vals) if vals else 0
-
-
-def test_lr_spine_budget_option():
-    """`budget` is a system option (0: no guard); through the Simulator the costs with a
-    tiny budget are lower bounds on the exact ones, the exact zero-cost moves keep 0, and
-    the guarded states are counted (oracle_stats()["guard"], last_oracle_path)."""
-    from bruteforce import random_forest
-    rng = random.Random(5)
-    with pytest.raises(ValueError, match="budget"):
-        Simulator("lr_spine", 3, budget=-1)
-    guarded_states = 0
-    for _ in range(30):
-        n = rng.randint(5, 10)
-        gold = random_forest(n, rng, "projective")
-        exact = Simulator("lr_spine", n, budget=0)
-        tight = Simulator("lr_spine", n, budget=1)
-        while not exact.is_final():
-            want, got = exact.costs(gold), tight.costs(gold)
-            assert set(want) == set(got)
-            assert all(got[a] <= want[a] and (want[a] > 0 or got[a] == 0) for a in want)
-            if "guard" in (tight.moves.last_oracle_path or ""):
-                guarded_states += 1
-            act = rng.choice(sorted(want))
-            exact.apply(act)
-            tight.apply(act)
-        assert exact.moves.oracle_stats()["guard"] == 0
-    assert guarded_states > 0

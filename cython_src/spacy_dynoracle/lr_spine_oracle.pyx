@@ -256,6 +256,18 @@ cdef inline bint covers(const Spine* a, const Spine* b) noexcept nogil:
     return True
 
 
+cdef inline void clear_spine_marks(const LRSElem* el, int nE, int* lmark,
+                                   int* rmark) noexcept nogil:
+    """lmark[x] = 0 for the left-spine nodes x of el[0..nE-1], rmark[x] = 0 for the
+    right-spine ones (the per-node scratch of dp and lost, reset after use)."""
+    cdef int t, s
+    for t in range(nE):
+        for s in range(el[t].nl):
+            lmark[el[t].ls[s]] = 0
+        for s in range(el[t].nr):
+            rmark[el[t].rs[s]] = 0
+
+
 cdef inline void append(Spine* sp, int node, int dep, int K) noexcept nogil:
     if dep <= K and sp.len < LRS_MAXK:
         sp.node[sp.len] = node
@@ -530,11 +542,7 @@ cdef class LRSWork:
             if h >= 0:
                 self.maxR[h] = 0
             self.posR[self.rootR[j]] = 0
-        for t in range(lL):
-            for s in range(el[t].nl):
-                self.posL[el[t].ls[s]] = 0
-            for s in range(el[t].nr):
-                self.posL[el[t].rs[s]] = 0
+        clear_spine_marks(el, lL, self.posL.data(), self.posL.data())
         return best
 
     cdef int F(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil:
@@ -776,11 +784,7 @@ cdef class LRSWork:
                 h = g.head[x]
                 if h > 0 and h < b and self.rsel[h] == 0:
                     n_lost += 1
-        for t in range(nE):
-            for s in range(el[t].nl):
-                self.lsel[el[t].ls[s]] = 0
-            for s in range(el[t].nr):
-                self.rsel[el[t].rs[s]] = 0
+        clear_spine_marks(el, nE, self.lsel.data(), self.rsel.data())
         return n_lost
 
     cdef void values(self, const LRSGold* g, const LRSElem* el, int nE, int b,
