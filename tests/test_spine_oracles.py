@@ -565,20 +565,24 @@ def test_arc_standard_guard_is_sound(seed, n_docs):
     assert tripped > states // 4 and inexact > 0
 
 
-def test_arc_standard_budget_option():
+@pytest.mark.parametrize("system,seed,kinds", [
+    ("arc_standard", 3, ["projective", "nonprojective", "multi"]),
+    ("lr_spine", 5, ["projective"]),      # exact DP: projective gold
+])
+def test_budget_option(system, seed, kinds):
     """`budget` is a system option (0: no guard); the Simulator's costs with a tiny budget
     are lower bounds on the exact ones, with the exact zero-cost moves at 0, and the
-    guarded states are counted."""
+    guarded states are counted (oracle_stats()["guard"])."""
     from bruteforce import random_forest
-    rng = random.Random(3)
+    rng = random.Random(seed)
     with pytest.raises(ValueError, match="budget"):
-        Simulator("arc_standard", 3, budget=-1)
+        Simulator(system, 3, budget=-1)
     guarded_states = 0
     for _ in range(30):
-        n = rng.randint(4, 9)
-        gold = random_forest(n, rng, rng.choice(["projective", "nonprojective", "multi"]))
-        exact = Simulator("arc_standard", n, budget=0)
-        tight = Simulator("arc_standard", n, budget=1)
+        n = rng.randint(4, 10)
+        gold = random_forest(n, rng, rng.choice(kinds))
+        exact = Simulator(system, n, budget=0)
+        tight = Simulator(system, n, budget=1)
         while not exact.is_final():
             want, got = exact.costs(gold), tight.costs(gold)
             assert set(want) == set(got)
@@ -589,3 +593,56 @@ def test_arc_standard_budget_option():
         guarded_states += tight.moves.oracle_stats()["guard"]
         assert exact.moves.oracle_stats()["guard"] == 0
     assert guarded_states > 0
+
+
+LRS_PATH_GUARD = 16     # LRS_PATH_GUARD (lr_spine_oracle.pxd)
+
+
+@pytest.mark.parametrize("seed,n_docs", [(0, 40), pytest.param(1, 400, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("K", [1, 2, 3])
+def test_lr_spine_guard_is_sound(seed, n_docs, K):
+    """The guard (lr_spine_oracle.pyx, "Guard"), on Docs of 1-4 complete projective
+    sentences (where the DP is exact) along random computations with deep stacks, with
+    budgets small enough to trip: the bounds hold (lost <= F <= upper), every guarded
+    cost is at most the exact one, every exact zero-cost move keeps 0, the guard trips,
+    and the guarded costs are not all 0 (the bounds still separate moves)."""
+    from bruteforce import random_projective_tree
+    mod = load_compiled("lr_spine_oracle")
+    rng = random.Random(seed * 10 + K + 200)
+    exact = mod.LRSWork(K)
+    states = tripped = informative = exact_tripped = 0
+    for _ in range(n_docs):
+        heads = []
+        for _ in range(rng.randint(1, 4)):
+            heads += [h + len(heads) for h in random_projective_tree(rng.randint(1, 12), rng)]
+        gold = mod.LRSpineGold(heads)
+        guarded = mod.LRSWork(K, budget=rng.choice([1, 30, 200, 2000]))
+        for elems, b in lr_spine_walk(len(heads), K, rng, rng.choice([0.5, 0.8, 0.95])):
+            want = mod.lrs_values(exact, gold, elems, b)
+            got = mod.lrs_values(guarded, gold, elems, b)
+            assert [v is None for v in want] == [v is None for v in got]
+            F = min(v for v in want if v is not None)
+            G = min(v for v in got if v is not None)
+            cost_want = [v - F for v in want if v is not None]
+            cost_got = [v - G for v in got if v is not None]
+            assert all(g <= w and (w > 0 or g == 0) for g, w in zip(cost_got, cost_want)), (
+                heads, elems, b, want, got)
+            low, up = mod.lrs_future_bounds(guarded, gold, elems, b)
+            f = exact_future(mod, exact, gold, elems, b)
+            assert low <= f <= up, (heads, elems, b, low, f, up)
+            states += 1
+            if guarded.last_path & LRS_PATH_GUARD:
+                tripped += 1
+                informative += any(cost_got)
+                exact_tripped += cost_got == cost_want
+    print(f"K={K}: {states} configurations, guard tripped on {tripped}, with some cost > 0 "
+          f"on {informative}, exact costs on {exact_tripped}")
+    assert tripped > states // 4
+    assert informative > 0
+
+
+def exact_future(mod, work, gold, elems, b):
+    """F of a configuration by the exact DP: the smallest value delta + F(successor) over
+    its moves (Bellman), 0 where no move is left."""
+    vals = [v for v in mod.lrs_values(work, gold, elems, b) if v is not None]
+    return min(vals) if vals else 0

@@ -44,10 +44,10 @@ from .system_base cimport (
 )
 from .lr_spine_oracle cimport (
     LRSGold, LRSElem, LRSWork, LRS_INF, LRS_MAXK, LRSpineGold,
-    LRS_PATH_PLAIN, LRS_PATH_MIXED, LRS_PATH_DIRTY, LRS_PATH_NEXT,
+    LRS_PATH_PLAIN, LRS_PATH_MIXED, LRS_PATH_DIRTY, LRS_PATH_NEXT, LRS_PATH_GUARD,
 )
 
-_PATH_NAMES = ("plain", "mixed", "dirty", "next")   # LRS_PATH_* bits 0..3
+_PATH_NAMES = ("plain", "mixed", "dirty", "next", "guard")   # LRS_PATH_* bits 0..4
 
 cdef enum:
     MAX_K = 3          # moves with ids: LEFT/RIGHT, LEFT_2/RIGHT_2, LEFT_3/RIGHT_3
@@ -215,12 +215,14 @@ cdef class LRSpine(DynOracleSystem):
     """LR-spine with spine depth capped at max_k (1..3; max_k = 1 is arc-standard)."""
     name = "lr_spine"
     projective = True
-    options = {"max_k": 2}
+    # budget: the most DP entries one state's oracle may insert before the guard bounds the
+    # costs (a count, so training stays reproducible; lr_spine_oracle.pyx, "Guard"); 0 = none
+    options = {"max_k": 2, "budget": 200000}
     cdef readonly int K
     cdef readonly LRSWork work
     cdef vector[LRSElem] _elems
     cdef int _last_path                 # LRS_PATH_* flags of the last move_costs
-    cdef long _path_counts[5]           # states through the oracle, and per LRS_PATH_* bit
+    cdef long _path_counts[6]           # states through the oracle, and per LRS_PATH_* bit
 
     def __init__(self, strings, labels_by_action=None, min_freq=None, *,
                  projectivize=None, oracle="dynamic", **options):
@@ -231,6 +233,9 @@ cdef class LRSpine(DynOracleSystem):
         self.work = LRSWork(K)
         DynOracleSystem.__init__(self, strings, labels_by_action, min_freq,
                                  projectivize=projectivize, oracle=oracle, **options)
+        if int(self.cfg["budget"]) < 0:
+            raise ValueError(f"lr_spine: budget must be >= 0 (0 = no guard), got {self.cfg['budget']}")
+        self.work.budget = int(self.cfg["budget"])
         self.needs_oracle_data = True   # no fallback: costs come from attach_oracle's data
 
     cdef int declare_moves(self) except -1:
@@ -326,7 +331,7 @@ cdef class LRSpine(DynOracleSystem):
                          val)
         self._last_path = self.work.last_path
         self._path_counts[0] += 1
-        for k in range(4):
+        for k in range(5):
             if self._last_path & (1 << k):
                 self._path_counts[k + 1] += 1
         best = LRS_INF
@@ -371,11 +376,14 @@ cdef class LRSpine(DynOracleSystem):
     def oracle_stats(self):
         """States whose costs came from the oracle, and how many of them used each DP
         path (see last_oracle_path); gold without oracle data (missing_oracle); lower
-        passes computed (the rest came from the cache)."""
+        passes computed (the rest came from the cache); DP entries inserted (the oracle's
+        work: `inserts` in all, `max_inserts` in one state)."""
         out = {"states": self._path_counts[0]}
         for i, name in enumerate(_PATH_NAMES):
             out[name] = self._path_counts[i + 1]
         out["lower_passes"] = self.work.rho_misses
+        out["inserts"] = self.work.inserts
+        out["max_inserts"] = self.work.max_inserts
         out["missing_oracle"] = self.missing_oracle
         return out
 
@@ -384,7 +392,8 @@ cdef class LRSpine(DynOracleSystem):
         """Which DP paths the last move_costs used over its successors, joined by "+"
         (lr_spine_oracle.pyx, LRSWork.F): "plain" (the stack holds one gold block),
         "mixed" (top DP + lower pass), "dirty" (mixed, split not clean: whole-stack DP),
-        "next" (s0's block ends before b's: whole-stack DP); None without an oracle call."""
+        "next" (s0's block ends before b's: whole-stack DP), "guard" (the count budget ran
+        out: bounded costs, LRSWork.values); None without an oracle call."""
         names = [name for i, name in enumerate(_PATH_NAMES) if self._last_path & (1 << i)]
         return "+".join(names) if names else None
 

@@ -20,6 +20,8 @@ cdef enum:
     LRS_PATH_MIXED = 2     # mixed stack, clean split: top DP + cached lower pass
     LRS_PATH_DIRTY = 4     # several blocks, no clean split: whole-stack DP (fallback)
     LRS_PATH_NEXT = 8      # b starts a block after s0's: F(stack, no buffer) + DP([0], b..E)
+    LRS_PATH_GUARD = 16    # the count budget ran out: bounded costs (LRSWork.values, "Guard")
+    LRS_TRIPPED = -1       # dp / F / lower_pass: stopped by the count budget, no value
 
 
 cdef struct LRSElem:
@@ -78,6 +80,15 @@ cdef class LRSWork:
     cdef public int mixed  # mixed stacks: 0 whole-stack DP, 1 strict clean split, 2 relaxed (default)
     cdef public int last_path      # LRS_PATH_* flags of the last values()
     cdef public long rho_misses    # lower passes computed (cache misses)
+    # the guard (module docstring, "Guard"): a count budget of entry insertions per state
+    cdef public long budget        # insertions the exact DPs of one state may make (0: none)
+    cdef long limit                # dp stops once inserts exceeds it (-1: no limit)
+    cdef bint in_fallback          # values(): the budget ran out, successors get bounds
+    cdef public long inserts       # entries inserted by every DP so far (the work count)
+    cdef public long last_inserts  # ... by the last values()
+    cdef public long max_inserts   # ... by one values(), at most
+    cdef public long guard_states  # values() calls that ran out of budget
+    cdef vector[int] lsel, rsel    # lost(): element (+1) whose left / right spine holds a node
     cdef int dp(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil
     cdef LRSElem* fresh_root_sub(self, int m) noexcept nogil
     cdef int lower_pass(self, const LRSGold* g, const LRSElem* el, int t1) noexcept nogil
@@ -85,8 +96,16 @@ cdef class LRSWork:
     cdef int prune_rs_at(self, Spine* sp, int j) noexcept nogil
     cdef void insert(self, vector[Entry]* cell, Entry* e, int i, int j) noexcept nogil
     cdef int F(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil
+    cdef int split_value(self, const LRSGold* g, const LRSElem* el, int nE, int b,
+                         int t1) noexcept nogil
+    cdef int upper(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil
+    cdef int lost(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil
+    cdef int succ_F(self, const LRSGold* g, const LRSElem* el, int nE, int b,
+                    int* low) noexcept nogil
     cdef void values(self, const LRSGold* g, const LRSElem* el, int nE, int b,
                      const int* want, int* val) noexcept nogil
+    cdef void successor_values(self, const LRSGold* g, const LRSElem* el, int nE, int b,
+                               const int* want, int* val, int* low) noexcept nogil
 
 
 cdef class LRSpineGold:

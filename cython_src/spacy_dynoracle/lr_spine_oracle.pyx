@@ -92,6 +92,38 @@ which fails without condition (b), with the lower pass priced for the wrong type
 with the next path taken when b does not start its block), and through the system by
 the shared brute force (tests/test_oracles.py).
 
+Guard (issue 23: long sentences, deep stacks). With LRSWork.budget > 0 the DPs of one
+state (values) may insert at most `budget` entries (a count, not a clock: training stays
+reproducible); dp checks the count before each cell and stops (LRS_TRIPPED). The
+successors valued before that keep their exact values; each later one gets an interval
+[low, up] from DPs under a fresh quarter of the budget:
+
+* up (upper): the split value at a forced split t1 (split_value: the mixed path's top DP
+  with the lower pass, at any t1, clean or not), the top run halved until it fits, and at
+  most the words still to attach. It is the loss of a computation from the successor,
+  so up >= F: the top DP's derivation builds the top run and a buffer prefix into a tree
+  H (the items it puts below h on 0's right spine go onto H's right spine before, one level
+  shallower: the mixed path's argument), the lower pass's derivation then reduces the
+  lower elements with H in place of the phantom P (the same arcs; an arc between h and a
+  lower word costs δ <= 1 where P's costs 1, the arc onto 0 the same for h's type, and h's
+  other spine nodes are not used), and the rest of the buffer follows from [0]. Only
+  optimality needs the clean split; this needs none.
+* low (lost): the words still to attach whose known gold head can no longer take them.
+  A stack root d of el[t] can still be taken by a head on the left spine of a higher
+  element (that element takes the elements between at the head's own depth, la_k, which
+  keeps the head, then d) or on the right spine of a lower one (d takes the elements
+  above it, ra_1, and those between by la_1, then ra_k at the head's depth); by a buffer
+  word or 0 always. A buffer word can be taken by a head on an element's right spine (the
+  stack above it merged and hung there, the words between too, at that depth). Any
+  other head of such a word is inside a tree off the spines it would need, so the word
+  loses 1 in every computation: low <= F.
+
+values then returns val = U + max(0, low - U), U the smallest up over the moves: the
+costs val - min(val) = max(0, low(move) - U) are lower bounds on the exact costs (low <=
+exact value, U >= the smallest exact value), 0 for every move of exact cost 0, and exact
+wherever low = up. States that ran out are counted (guard_states, path "guard"); the
+work is at most 5/4 of the budget plus one cell's expansions per stopped DP.
+
 Exact for complete projective gold; for non-projective or partial gold it is an
 approximation (docs/specs/lr_spine_and_arc_standard.md §3.9; an unknown head makes every arc to
 that word right), whose costs are still >= 0 with a zero-cost move among those asked for.
@@ -224,6 +256,18 @@ cdef inline bint covers(const Spine* a, const Spine* b) noexcept nogil:
     return True
 
 
+cdef inline void clear_spine_marks(const LRSElem* el, int nE, int* lmark,
+                                   int* rmark) noexcept nogil:
+    """lmark[x] = 0 for the left-spine nodes x of el[0..nE-1], rmark[x] = 0 for the
+    right-spine ones (the per-node scratch of dp and lost, reset after use)."""
+    cdef int t, s
+    for t in range(nE):
+        for s in range(el[t].nl):
+            lmark[el[t].ls[s]] = 0
+        for s in range(el[t].nr):
+            rmark[el[t].rs[s]] = 0
+
+
 cdef inline void append(Spine* sp, int node, int dep, int K) noexcept nogil:
     if dep <= K and sp.len < LRS_MAXK:
         sp.node[sp.len] = node
@@ -232,7 +276,7 @@ cdef inline void append(Spine* sp, int node, int dep, int K) noexcept nogil:
 
 
 cdef class LRSWork:
-    def __init__(self, int K, bint cut=True, int mixed=2):
+    def __init__(self, int K, bint cut=True, int mixed=2, long budget=0):
         if not 1 <= K <= LRS_MAXK:
             raise ValueError(f"the LR-spine oracle supports a cap 1..{LRS_MAXK}, not {K}")
         if not 0 <= mixed <= 2:
@@ -245,6 +289,10 @@ cdef class LRSWork:
         self.rho_vals.resize(3 * LRS_RHO_SLOTS, 0)
         self.rho_next = 0
         self.rho_on = False
+        if budget < 0:
+            raise ValueError(f"budget must be >= 0 (0 = no guard), not {budget}")
+        self.budget = budget
+        self.limit = -1
 
     cdef int prune_ls_at(self, Spine* sp, int i) noexcept nogil:
         """Restriction 1 (left, docs/specs/lr_spine_and_arc_standard.md §3.7 with P2): keep the
@@ -294,6 +342,7 @@ cdef class LRSWork:
         cdef size_t s = 0
         cdef size_t size
         cdef Entry* x
+        self.inserts += 1
         self.prune_ls_at(&e.ls, i)
         self.prune_rs_at(&e.rs, j)
         if h > 0 and self.maxL[h] <= i and self.maxR[h] <= j:
@@ -320,12 +369,14 @@ cdef class LRSWork:
         """The tabular DP (docs/specs/lr_spine_and_arc_standard.md §3.7, capped; module docstring),
         el[0..nE-1] bottom -> top, el[0].root == 0, the buffer cut at the end of b's block. With
         rho_on (the top DP of a mixed stack, see F) the first arc 0 -> h costs rho_val[type(h)],
-        not δ(0 -> h)."""
+        not δ(0 -> h). LRS_TRIPPED when the count budget runs out (inserts > limit, checked
+        before each cell: the guard, see values)."""
         cdef int n = g.n
         cdef int K = self.K
         cdef int lL = nE
         cdef int i, j, k, t, s, x, r, ra, rb, dx, nR, lR, diag, kk, best, h, nb
         cdef bint is_root
+        cdef bint tripped = False
         cdef Entry e
         cdef Entry ne
         cdef const Entry* pe
@@ -402,10 +453,15 @@ cdef class LRSWork:
             append(&e.rs, tb.rs[t], t + 1, K)
         self.insert(&self.cells[0], &e, 1, 1)
         for diag in range(2, lL + lR + 1):
+            if tripped:
+                break
             for i in range(1, lL + 1):
                 j = diag - i
                 if j < 1 or j > lR:
                     continue
+                if self.limit >= 0 and self.inserts > self.limit:
+                    tripped = True
+                    break
                 cell = &self.cells[(i - 1) * lR + (j - 1)]     # complete and filtered (insert)
                 for s in range(<int>cell.size()):
                     e = cell[0][s]
@@ -472,10 +528,10 @@ cdef class LRSWork:
                                 append(&ne.rs, e.rs.node[k], e.rs.dep[k], K)
                             append(&ne.rs, r, dx + 1, K)
                             self.insert(&self.cells[(i - 1) * lR + j], &ne, i, j + 1)
-        best = LRS_INF
+        best = LRS_TRIPPED if tripped else LRS_INF
         cell = &self.cells[(lL - 1) * lR + (lR - 1)]
         for s in range(<int>cell.size()):
-            if cell[0][s].root == 0 and cell[0][s].loss < best:
+            if not tripped and cell[0][s].root == 0 and cell[0][s].loss < best:
                 best = cell[0][s].loss
         for i in range(1, lL + 1):
             h = g.head[el[lL - i].root]
@@ -486,11 +542,7 @@ cdef class LRSWork:
             if h >= 0:
                 self.maxR[h] = 0
             self.posR[self.rootR[j]] = 0
-        for t in range(lL):
-            for s in range(el[t].nl):
-                self.posL[el[t].ls[s]] = 0
-            for s in range(el[t].nr):
-                self.posL[el[t].rs[s]] = 0
+        clear_spine_marks(el, lL, self.posL.data(), self.posL.data())
         return best
 
     cdef int F(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil:
@@ -521,7 +573,10 @@ cdef class LRSWork:
             if g.blk_e[b - 1] == b - 1:
                 self.last_path |= LRS_PATH_NEXT
                 v = self.F(g, el, nE, g.n + 1)
-                return v + self.dp(g, self.fresh_root_sub(1), 1, b)
+                if v == LRS_TRIPPED:
+                    return v
+                m = self.dp(g, self.fresh_root_sub(1), 1, b)
+                return LRS_TRIPPED if m == LRS_TRIPPED else v + m
             self.last_path |= LRS_PATH_DIRTY
             return self.dp(g, el, nE, b)
         if nE < 3:
@@ -563,15 +618,25 @@ cdef class LRSWork:
         if not clean:
             self.last_path |= LRS_PATH_DIRTY
             return self.dp(g, el, nE, b)
-        self.lower_pass(g, el, t1)
-        m = nE - t1 + 1
+        self.last_path |= LRS_PATH_MIXED
+        return self.split_value(g, el, nE, b, t1)
+
+    cdef int split_value(self, const LRSGold* g, const LRSElem* el, int nE, int b,
+                         int t1) noexcept nogil:
+        """The value of the split at t1 (1 < t1 < nE): the DP over [fresh 0] + el[t1..] +
+        b..E whose first arc 0 -> h is priced by the lower pass over el[0..t1-1] (see F,
+        the mixed path, where it is F under the clean split; upper, where it is an upper
+        bound at any split). LRS_TRIPPED if the count budget runs out."""
+        cdef int t, v
+        cdef int m = nE - t1 + 1
+        if self.lower_pass(g, el, t1) == LRS_TRIPPED:
+            return LRS_TRIPPED
         self.fresh_root_sub(m)
         for t in range(t1, nE):
             self.sub[t - t1 + 1] = el[t]
         self.rho_on = True
         v = self.dp(g, self.sub.data(), m, b)
         self.rho_on = False
-        self.last_path |= LRS_PATH_MIXED
         return v
 
     cdef LRSElem* fresh_root_sub(self, int m) noexcept nogil:
@@ -599,7 +664,8 @@ cdef class LRSWork:
         LRS_UNKNOWN or LRS_OTHER written into g.head[n + 1] for the three DPs and reset.
         Cached on (g.serial, the lower elements), LRS_RHO_SLOTS slots overwritten in
         turn: the successors of one state and the states of one sentence share them, and
-        a batch steps the states of several Docs in turn."""
+        a batch steps the states of several Docs in turn. LRS_TRIPPED (and the slot left
+        empty) if the count budget runs out."""
         cdef int t, s, ty, slot
         cdef int P = g.n + 1
         cdef int* gh = <int*>g.head
@@ -648,22 +714,127 @@ cdef class LRSWork:
             gh[P] = 0 if ty == 0 else (LRS_UNKNOWN if ty == 1 else LRS_OTHER)
             self.rho_val[ty] = self.dp(g, self.sub.data(), t1 + 1, g.n + 1)
             self.rho_vals[3 * slot + ty] = self.rho_val[ty]
+            if self.rho_val[ty] == LRS_TRIPPED:
+                self.rho_serials[slot] = -1
+                gh[P] = LRS_UNKNOWN
+                return LRS_TRIPPED
         gh[P] = LRS_UNKNOWN
         return 0
+
+    cdef int succ_F(self, const LRSGold* g, const LRSElem* el, int nE, int b,
+                    int* low) noexcept nogil:
+        """F(el, b) while the state's budget lasts (low[0] = F); once it has run out (this
+        call or an earlier one of the state), an upper bound (returned) and a lower bound
+        (low[0]) instead, under a fresh budget of a quarter for the bounds of the state."""
+        cdef int v
+        if not self.in_fallback:
+            v = self.F(g, el, nE, b)
+            if v != LRS_TRIPPED:
+                low[0] = v
+                return v
+            self.in_fallback = True
+            self.limit = self.inserts + (self.budget + 3) // 4
+        low[0] = self.lost(g, el, nE, b)
+        return self.upper(g, el, nE, b)
+
+    cdef int upper(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil:
+        """An upper bound on F(el, b) (module docstring, "Guard"): the split value at
+        t1 = nE - m for a top run of m = (nE - 1) // 2 elements, halved until its DPs fit in
+        what is left of the budget, and never above the number of words still to attach
+        (each loses at most 1; later blocks lose 0)."""
+        cdef int m, v
+        cdef int trivial = nE - 1
+        if b <= g.n:
+            trivial += (g.blk_e[b] if self.cut else g.n) - b + 1
+        m = (nE - 1) // 2
+        while m >= 1:
+            v = self.split_value(g, el, nE, b, nE - m)
+            if v != LRS_TRIPPED:
+                return v if v < trivial else trivial
+            m //= 2
+        return trivial
+
+    cdef int lost(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil:
+        """A lower bound on F(el, b): the words still to attach (element roots, buffer
+        words up to the end of b's block) whose known gold head, a word, can no longer take
+        them (module docstring, "Guard"): for a stack root d of el[t], a head left of b that
+        is neither on the left spine of a higher element nor on the right spine of a lower
+        one; for a buffer word, a head left of b on no element's right spine."""
+        cdef int t, s, d, h, x, E
+        cdef int n_lost = 0
+        if <int>self.lsel.size() < g.n + 2:
+            self.lsel.resize(g.n + 2, 0)
+            self.rsel.resize(g.n + 2, 0)
+        for t in range(nE):
+            for s in range(el[t].nl):
+                self.lsel[el[t].ls[s]] = t + 1
+            for s in range(el[t].nr):
+                self.rsel[el[t].rs[s]] = t + 1
+        for t in range(1, nE):
+            d = el[t].root
+            h = g.head[d]
+            if h <= 0 or h >= b:        # unknown, the root 0, or a buffer word: reachable
+                continue
+            if self.lsel[h] > t + 1 or 0 < self.rsel[h] < t + 1:
+                continue
+            n_lost += 1
+        if b <= g.n:
+            E = g.blk_e[b] if self.cut else g.n
+            for x in range(b, E + 1):
+                h = g.head[x]
+                if h > 0 and h < b and self.rsel[h] == 0:
+                    n_lost += 1
+        clear_spine_marks(el, nE, self.lsel.data(), self.rsel.data())
+        return n_lost
 
     cdef void values(self, const LRSGold* g, const LRSElem* el, int nE, int b,
                      const int* want, int* val) noexcept nogil:
         """val[0] (sh), val[k] (la_k), val[K + k] (ra_k), k = 1..K: δ(arc) + F(successor)
         (docs/specs/lr_spine_and_arc_standard.md §3.8), LRS_INF where not wanted or not valid in
-        the capped system."""
+        the capped system.
+
+        The guard (module docstring, "Guard"): with a budget, the DPs of one state may
+        insert at most `budget` entries. Once that runs out, the remaining successors get
+        an interval [low, up] instead of their value (succ_F), and the values become
+        val = U + max(0, low - U), U the smallest upper bound over the moves, so that
+        val - min(val) = max(0, low - U) is a lower bound on each exact cost (exact ones
+        have low = up = value), 0 for every move the exact oracle gives 0."""
         cdef int K = self.K
-        cdef int t, k, dx
+        cdef int t
+        cdef int low[2 * LRS_MAXK + 1]
+        cdef int up = LRS_INF
+        cdef long start = self.inserts
+        self.last_path = 0
+        self.in_fallback = False
+        self.limit = start + self.budget if self.budget > 0 else -1
+        for t in range(2 * K + 1):
+            val[t] = LRS_INF
+            low[t] = LRS_INF
+        self.successor_values(g, el, nE, b, want, val, low)
+        self.limit = -1
+        self.last_inserts = self.inserts - start
+        if self.last_inserts > self.max_inserts:
+            self.max_inserts = self.last_inserts
+        if not self.in_fallback:
+            return
+        self.guard_states += 1
+        self.last_path |= LRS_PATH_GUARD
+        for t in range(2 * K + 1):
+            if val[t] < up:
+                up = val[t]
+        for t in range(2 * K + 1):
+            if val[t] < LRS_INF:
+                val[t] = up + (low[t] - up if low[t] > up else 0)
+
+    cdef void successor_values(self, const LRSGold* g, const LRSElem* el, int nE, int b,
+                               const int* want, int* val, int* low) noexcept nogil:
+        """values' successors: val[t] = δ + F(successor) and low[t] = val[t], or, once the
+        guard has tripped, val[t] = δ + an upper bound and low[t] = δ + a lower bound."""
+        cdef int K = self.K
+        cdef int t, k, dx, d
         cdef LRSElem* top
         cdef const LRSElem* s1
         cdef const LRSElem* s2
-        self.last_path = 0
-        for t in range(2 * K + 1):
-            val[t] = LRS_INF
         if <int>self.succ.size() < nE + 1:
             self.succ.resize(nE + 1)
         if want[0] and b <= g.n:
@@ -675,7 +846,7 @@ cdef class LRSWork:
             top.nr = 1
             top.ls[0] = b
             top.rs[0] = b
-            val[0] = self.F(g, self.succ.data(), nE + 1, b + 1)
+            val[0] = self.succ_F(g, self.succ.data(), nE + 1, b + 1, &low[0])
         if nE < 2:
             return
         s1 = &el[nE - 1]
@@ -699,7 +870,9 @@ cdef class LRSWork:
                 top.nr = s1.nr
                 for t in range(s1.nr):
                     top.rs[t] = s1.rs[t]
-                val[k] = dlt(g, s1.ls[k - 1], s2.root) + self.F(g, self.succ.data(), nE - 1, b)
+                d = dlt(g, s1.ls[k - 1], s2.root)
+                val[k] = d + self.succ_F(g, self.succ.data(), nE - 1, b, &low[k])
+                low[k] += d
             # ra_k: rs2[k] -> root(σ1), new top (ls2, rs2[1..k] . rs1)
             if want[K + k] and k <= s2.nr:
                 top.root = s2.root
@@ -715,7 +888,9 @@ cdef class LRSWork:
                         break
                     top.rs[top.nr] = s1.rs[t]
                     top.nr += 1
-                val[K + k] = dlt(g, s2.rs[k - 1], s1.root) + self.F(g, self.succ.data(), nE - 1, b)
+                d = dlt(g, s2.rs[k - 1], s1.root)
+                val[K + k] = d + self.succ_F(g, self.succ.data(), nE - 1, b, &low[K + k])
+                low[K + k] += d
 
 
 cdef class LRSpineGold:
@@ -736,15 +911,11 @@ cdef class LRSpineGold:
         return bool(self.c.projective)
 
 
-def lrs_values(LRSWork work, LRSpineGold gold, elems, int b):
-    """Python access (tests): δ(arc) + F(successor) for sh, la_1..K, ra_1..K (None where
-    not valid) for elements given bottom -> top as (left spine, right spine), node lists
-    root first, in oracle space (node 0 = the virtual root)."""
+cdef vector[LRSElem] elems_from_py(elems, int K) except *:
+    """Elements given bottom -> top as (left spine, right spine), node lists root first, in
+    oracle space (node 0 = the virtual root), cut at depth K."""
     cdef vector[LRSElem] el
     cdef LRSElem e
-    cdef int K = work.K
-    cdef int want[2 * LRS_MAXK + 1]
-    cdef int val[2 * LRS_MAXK + 1]
     cdef int t
     for ls, rs in elems:
         if ls[0] != rs[0]:
@@ -757,6 +928,29 @@ def lrs_values(LRSWork work, LRSpineGold gold, elems, int b):
         for t in range(e.nr):
             e.rs[t] = rs[t]
         el.push_back(e)
+    return el
+
+
+def lrs_future_bounds(LRSWork work, LRSpineGold gold, elems, int b):
+    """Python access (tests): the guard's bounds on F (work.lost, work.upper under the
+    quarter budget the guard gives them), for elements as in lrs_values."""
+    cdef vector[LRSElem] el = elems_from_py(elems, work.K)
+    work.limit = work.inserts + (work.budget + 3) // 4 if work.budget > 0 else -1
+    low = work.lost(&gold.c, el.data(), el.size(), b)
+    up = work.upper(&gold.c, el.data(), el.size(), b)
+    work.limit = -1
+    return low, up
+
+
+def lrs_values(LRSWork work, LRSpineGold gold, elems, int b):
+    """Python access (tests): δ(arc) + F(successor) for sh, la_1..K, ra_1..K (None where
+    not valid) for elements given bottom -> top as (left spine, right spine), node lists
+    root first, in oracle space (node 0 = the virtual root)."""
+    cdef int K = work.K
+    cdef vector[LRSElem] el = elems_from_py(elems, K)
+    cdef int want[2 * LRS_MAXK + 1]
+    cdef int val[2 * LRS_MAXK + 1]
+    cdef int t
     for t in range(2 * K + 1):
         want[t] = 1
     work.values(&gold.c, el.data(), el.size(), b, want, val)
