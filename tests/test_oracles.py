@@ -421,6 +421,20 @@ def _labelled_walk(system, options, rng):
     return n, gold, labels, sim
 
 
+def _training_step(walk, gold, labels, scores, *, follow_oracle, **options):
+    """moves.step_batch on a copy of the walk's state, in a Simulator of the same system with
+    `options`: (that Simulator after the step, the d_scores the step wrote)."""
+    import numpy
+
+    sim = Simulator(walk.system_name, walk.n_words, labels=["a", "b"], **options)
+    sim.state = walk.state.copy()
+    d_scores = numpy.zeros_like(scores)
+    seen = numpy.zeros((sim.moves.n_moves,), dtype=numpy.uint8)
+    follow = numpy.full((1,), int(follow_oracle), dtype=numpy.uint8)
+    sim.moves.step_batch([sim.state], [sim._gold(gold, labels)], scores, d_scores, follow, seen)
+    return sim, d_scores
+
+
 @pytest.mark.parametrize("system, options", TARGET_SYSTEMS)
 def test_static_target_keeps_the_static_oracles_move_where_it_is_optimal(system, options):
     """From random reachable states (on and off the gold path): with target="static" the
@@ -464,12 +478,8 @@ def test_model_best_target_trains_towards_one_zero_cost_class(system, options):
         scores = nprng.normal(size=(1, walk.moves.n_moves)).astype("f")
         pulled = {}
         for target in ("all", "model_best"):
-            sim = Simulator(system, n, labels=["a", "b"], target=target, **options)
-            sim.state = walk.state.copy()
-            d_scores = numpy.zeros_like(scores)
-            seen = numpy.zeros((sim.moves.n_moves,), dtype=numpy.uint8)
-            sim.moves.step_batch([sim.state], [sim._gold(gold, labels)], scores, d_scores,
-                                 numpy.ones((1,), dtype=numpy.uint8), seen)
+            sim, d_scores = _training_step(walk, gold, labels, scores, follow_oracle=True,
+                                           target=target, **options)
             pulled[target] = {sim._class_name(i) for i in numpy.flatnonzero(d_scores[0] < 0)}
         best = max((i for i in range(walk.moves.n_moves) if walk._class_name(i) in zero),
                    key=lambda i: scores[0, i])
@@ -499,12 +509,8 @@ def test_bounded_costs_skip_leaves_bound_only_states_out_of_the_loss(system, opt
         scores = nprng.normal(size=(1, walk.moves.n_moves)).astype("f")
         rows, after, count = {}, {}, {}
         for mode in ("train", "skip"):
-            sim = Simulator(system, n, labels=["a", "b"], bounded_costs=mode, **options)
-            sim.state = walk.state.copy()
-            d_scores = numpy.zeros_like(scores)
-            seen = numpy.zeros((sim.moves.n_moves,), dtype=numpy.uint8)
-            sim.moves.step_batch([sim.state], [sim._gold(gold, labels)], scores, d_scores,
-                                 numpy.zeros((1,), dtype=numpy.uint8), seen)
+            sim, d_scores = _training_step(walk, gold, labels, scores, follow_oracle=False,
+                                           bounded_costs=mode, **options)
             rows[mode], after[mode] = d_scores[0], sim.heads()
             count[mode] = sim.moves.n_bounded_skipped
             path = getattr(sim.moves, "last_oracle_path", None)
