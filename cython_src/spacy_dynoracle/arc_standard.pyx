@@ -108,11 +108,11 @@ cdef class ArcStandard(DynOracleSystem):
         for m in range(N_MOVES):
             cost[m] = 0
         self._last_cells = 0
+        self._last_path = 0
         n_valid = valid[SHIFT] + valid[LEFT] + valid[RIGHT] + valid[ROOT]
         if n_valid <= 1:
             return      # nothing to compare (and F cancels out)
         if self.lacks_oracle_data(gold):
-            self._last_path = 0
             return
         o = <ASOracleC*>gold.extra
         self._nodes.resize(d + 1)
@@ -161,6 +161,11 @@ cdef class ArcStandard(DynOracleSystem):
     def attach_oracle(self, DynGold gold):
         """The base's hook (init_gold and the Simulator): the oracle's gold, once per Doc."""
         return attach_oracle(gold, self.force_general, self.budget)
+
+    cdef bint last_costs_bounded(self) noexcept:
+        """The last move_costs ran over budget and a gold arc crossed the split it made:
+        lower bounds, not exact costs (arc_standard_oracle.pyx, "Budget")."""
+        return not self.use_static and (self._last_path & AS_PATH_INEXACT) != 0
 
     def oracle_stats(self):
         """States whose costs came from the oracle, and how many of them used each part

@@ -387,6 +387,11 @@ cdef class LRSpine(DynOracleSystem):
         out["missing_oracle"] = self.missing_oracle
         return out
 
+    cdef bint last_costs_bounded(self) noexcept:
+        """The count budget ran out in the last move_costs: bounded costs (LRSWork.values,
+        "Guard"), not exact ones."""
+        return not self.use_static and (self._last_path & LRS_PATH_GUARD) != 0
+
     @property
     def last_oracle_path(self):
         """Which DP paths the last move_costs used over its successors, joined by "+"

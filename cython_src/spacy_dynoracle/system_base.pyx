@@ -41,8 +41,9 @@ COMMON_OPTIONS = {
     # get_oracle_sequence_from_state): the first zero-cost class in class order, as spaCy
     # ("first"), or the static oracle's move where it is optimal ("static")
     "cut_path": "first",
-    # states whose costs are only bounds (an oracle's guard, e.g. attardi's, when the exact
-    # search would exceed its budget): trained on like any other ("train"), or left out of
+    # states whose costs are only bounds (an oracle's guard when the exact search would
+    # exceed its budget: attardi's, lr_spine's, arc_standard's when a gold arc crosses its
+    # split; last_costs_bounded): trained on like any other ("train"), or left out of
     # the loss ("skip"; the move is still taken, counted in n_bounded_skipped). Such bounds
     # mark every move that may be optimal as a target, which says little (issue 19:
     # exploring from a weak model, 41-47% of attardi's training states are such states)
@@ -505,6 +506,11 @@ cdef class DynOracleSystem(TransitionSystem):
         """Whether the last class_costs gave bounds only (a guard's sound fallback), not
         exact costs. Systems whose oracle is exact in every state keep this False."""
         return False
+
+    @property
+    def last_costs_were_bounded(self):
+        """Python view of last_costs_bounded: the last costs were a guard's bounds."""
+        return bool(self.last_costs_bounded())
 
     cdef int class_costs(self, int* is_valid, weight_t* costs, const StateC* st,
                          const GoldC* gold) noexcept nogil:
