@@ -165,7 +165,7 @@ cdef class ArcStandard(DynOracleSystem):
     cdef bint last_costs_bounded(self) noexcept:
         """The last move_costs ran over budget and a gold arc crossed the split it made:
         lower bounds, not exact costs (arc_standard_oracle.pyx, "Budget")."""
-        return not self.use_static and (self._last_path & AS_PATH_INEXACT) != 0
+        return (self._last_path & AS_PATH_INEXACT) != 0
 
     def oracle_stats(self):
         """States whose costs came from the oracle, and how many of them used each part

@@ -205,8 +205,7 @@ cdef class Attardi(DynOracleSystem):
     cdef bint last_costs_bounded(self) noexcept:
         """The last costs came from the guard: bounds only (docs/systems/attardi.md,
         "Bounded time: the guard")."""
-        return (not self.use_static and self.oracle_ is not None
-                and self.oracle_.last_path == PATH_GUARD)
+        return self.oracle_ is not None and self.oracle_.last_path == PATH_GUARD
 
     def oracle_stats(self):
         """How often each oracle path ran (states) and how gold documents were treated."""

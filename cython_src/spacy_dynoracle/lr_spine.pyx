@@ -390,7 +390,7 @@ cdef class LRSpine(DynOracleSystem):
     cdef bint last_costs_bounded(self) noexcept:
         """The count budget ran out in the last move_costs: bounded costs (LRSWork.values,
         "Guard"), not exact ones."""
-        return not self.use_static and (self._last_path & LRS_PATH_GUARD) != 0
+        return (self._last_path & LRS_PATH_GUARD) != 0
 
     @property
     def last_oracle_path(self):

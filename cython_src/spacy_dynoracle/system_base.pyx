@@ -503,14 +503,16 @@ cdef class DynOracleSystem(TransitionSystem):
         return 0
 
     cdef bint last_costs_bounded(self) noexcept:
-        """Whether the last class_costs gave bounds only (a guard's sound fallback), not
-        exact costs. Systems whose oracle is exact in every state keep this False."""
+        """Whether the last move_costs gave bounds only (a guard's sound fallback), not
+        exact costs. Systems whose oracle is exact in every state keep this False. Only
+        read when the oracle is dynamic (class_costs calls no move_costs under a static
+        oracle, so a system's record of its last oracle call would be stale)."""
         return False
 
     @property
     def last_costs_were_bounded(self):
-        """Python view of last_costs_bounded: the last costs were a guard's bounds."""
-        return bool(self.last_costs_bounded())
+        """Python view: the last costs were a guard's bounds."""
+        return not self.use_static and self.last_costs_bounded()
 
     cdef int class_costs(self, int* is_valid, weight_t* costs, const StateC* st,
                          const GoldC* gold) noexcept nogil:
@@ -640,7 +642,7 @@ cdef class DynOracleSystem(TransitionSystem):
                             &gold.c)
             if target == TARGET_MODEL_BEST:
                 best_zero_cost_target(n, is_valid, costs, &scores[i, 0])
-            trained = not (skip_bounded and self.last_costs_bounded())
+            trained = not (skip_bounded and not self.use_static and self.last_costs_bounded())
             if trained:
                 cpu_log_loss(&d_scores[i, 0], costs, is_valid, &scores[i, 0], n)
             else:
