@@ -21,9 +21,7 @@ import random
 from pathlib import Path
 
 from common import build_nlp, load_examples, system_overrides, treebank_files
-
-PATHS_INEXACT = ("guard",)           # costs only as good as the bounds
-PATHS_ZERO_SET_ONLY = ("lower",)     # exact zero-cost set, lower bounds for the rest
+from spacy_dynoracle.options import parse_options
 
 
 def path_shares(before: dict, after: dict):
@@ -72,7 +70,7 @@ def train_epochs(nlp, parser, optimizer, train, dev, rows, *, first_epoch, epoch
 def parse_branch(text):
     """'0.9' or '0.9:bounded_costs=skip,target=model_best' -> (p, {system option: value})."""
     p, _, opts = text.partition(":")
-    return float(p), dict(item.split("=", 1) for item in opts.split(",") if item)
+    return float(p), parse_options(item for item in opts.split(",") if item)
 
 
 def run(args):
@@ -80,7 +78,7 @@ def run(args):
     import spacy_dynoracle  # noqa: F401  (registers the factory)
     from spacy.util import fix_random_seed
 
-    overrides = system_overrides(args.system, args.oracle, **dict(o.split("=", 1) for o in args.option))
+    overrides = system_overrides(args.system, args.oracle, **parse_options(args.option))
     train_path, dev_path = treebank_files(args.treebank)
     nlp = build_nlp("dynoracle.cfg", train_path, overrides, seed=args.seed, limit=0)
     train = load_examples(train_path, vocab=nlp.vocab)

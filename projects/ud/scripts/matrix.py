@@ -12,7 +12,7 @@ import argparse
 import json
 import sys
 import warnings
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Dict, List, Optional
 
 from spacy_dynoracle.options import option_text, parser_option_key
@@ -84,7 +84,7 @@ def with_variant(run: Run, variant: str) -> Run:
         return run
     if not variant.replace("_", "").replace("-", "").isalnum():
         raise ValueError(f"variant {variant!r}: use letters, digits, '-' and '_' only")
-    return Run(f"{run.id}+{variant}", run.system, run.oracle, run.dynamic, dict(run.options))
+    return replace(run, id=f"{run.id}+{variant}")
 
 
 def make_run(system: str, oracle: Optional[str] = None, options=None) -> Run:
