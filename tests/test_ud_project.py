@@ -336,6 +336,28 @@ def test_report_pairs_every_exploring_oracle_with_the_static_ones_of_its_system(
     assert "| A | 66.00 / 10.0 | 71.33 swap-dynamic-k2-p0.5 (3) | +5.33 |" in text
 
 
+def test_ablation_pairs_each_variant_with_the_baseline_of_the_same_seed():
+    """Variants are compared seed by seed on dev; a seed the baseline lacks is not paired,
+    and a variant with no shared seed gets no row."""
+    import ablation
+    import report
+
+    def dev_run(tb, rid, seed, las):
+        run = _fake_run(tb, rid, "arc_eager", "dynamic", True, seed, 0.0)
+        run["dev"] = {"LAS": {"f1": las}}
+        return run
+
+    runs = [dev_run("UD_A", "base", 0, 70.0), dev_run("UD_A", "base", 1, 72.0),
+            dev_run("UD_A", "lift", 0, 71.0), dev_run("UD_A", "lift", 1, 71.5),
+            dev_run("UD_A", "lift", 2, 90.0),              # no baseline of seed 2: unpaired
+            dev_run("UD_B", "base", 0, 50.0), dev_run("UD_B", "lift", 0, 50.4),
+            dev_run("UD_B", "alone", 5, 99.0)]             # shares no seed: no row
+    lines = ablation.ablation_lines(report.group(runs), "base", [], "dev")
+    assert lines[0].endswith("A 71.00 (2 seeds), B 50.00 (1 seeds).")
+    assert lines[2] == "| variant | A (parser) | B (parser) | all pairs |"
+    assert lines[4:] == ["| lift | +0.25 (1/2), 77.50 | +0.40 (1/1), 50.40 | +0.30 (2/3) |"]
+
+
 def test_report_scores_with_gold_sentences_beside_the_segmenting_ones(tmp_path):
     """eval_test_gold_sents.json (evaluate_run.py --gold-sents) is read beside eval_test.json;
     UDPipe 1, which parses gold sentences, counts as scored both ways; the summary compares

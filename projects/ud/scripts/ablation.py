@@ -1,0 +1,92 @@
+"""Paired ablation table: each variant against a baseline run id, seed by seed, on dev.
+
+    python scripts/ablation.py --output training/converged --baseline arc_eager-dynamic \
+        [--variants ID,ID,...] [--metric dev] [--md ablation.md]
+
+Settings are chosen on dev (issue 18: "Choose settings on dev, never on test"), so the table
+is dev LAS by default. For every treebank and variant it pairs the variant's runs with the
+baseline's runs of the same seed and gives the mean paired difference, the seeds in which
+the variant is higher, and the variant's mean dev LAS; the last column averages the paired
+differences over every (treebank, seed) pair. Rows that share no seed with the baseline are
+left out. `--metric test_gold_sents` gives the same table on test (for the final tables only).
+"""
+import argparse
+import statistics
+from collections import defaultdict
+from pathlib import Path
+
+from report import group, load_runs, value
+from udproj import PROJECT
+
+METRICS = {"dev": ("dev", ("LAS", "f1")),
+           "test": ("test", ("LAS", "f1")),
+           "test_gold_sents": ("test_gold_sents", ("LAS", "f1")),
+           "sent_f1": ("test", ("Sentences", "f1"))}
+
+
+def by_seed(runs, split, path):
+    return {r["info"]["seed"]: value(r, split, path) for r in runs
+            if value(r, split, path) is not None}
+
+
+def paired(base: dict, other: dict):
+    """(mean difference, seeds higher, seeds paired) over the seeds both have."""
+    seeds = sorted(set(base) & set(other))
+    diffs = [other[s] - base[s] for s in seeds]
+    if not diffs:
+        return None
+    return statistics.fmean(diffs), sum(d > 0 for d in diffs), len(diffs), diffs
+
+
+def ablation_lines(groups, baseline: str, variants, metric: str):
+    split, path = METRICS[metric]
+    treebanks = [key for key, by_id in groups.items() if baseline in by_id]
+    ids = variants or sorted({rid for key in treebanks for rid in groups[key] if rid != baseline})
+    head = ["variant"] + [f"{tb.replace('UD_', '')} ({pipe})" for tb, pipe in treebanks] + ["all pairs"]
+    lines = [f"{metric} LAS of each variant minus `{baseline}` of the same seed: mean Δ (seeds higher / "
+             f"seeds paired), then the variant's mean. `{baseline}` itself: "
+             + ", ".join(f"{tb.replace('UD_', '')} {statistics.fmean(by_seed(groups[(tb, p)][baseline], split, path).values()):.2f}"
+                         f" ({len(by_seed(groups[(tb, p)][baseline], split, path))} seeds)"
+                         for tb, p in treebanks) + ".", "",
+             "| " + " | ".join(head) + " |", "|---|" + "--:|" * (len(head) - 1)]
+    for rid in ids:
+        cells, pooled = [rid], []
+        for key in treebanks:
+            runs = groups[key].get(rid)
+            result = paired(by_seed(groups[key][baseline], split, path),
+                            by_seed(runs, split, path)) if runs else None
+            if result is None:
+                cells.append("")
+                continue
+            mean, higher, n, diffs = result
+            pooled += diffs
+            own = statistics.fmean(by_seed(runs, split, path).values())
+            cells.append(f"{mean:+.2f} ({higher}/{n}), {own:.2f}")
+        if not pooled:
+            continue
+        cells.append(f"{statistics.fmean(pooled):+.2f} ({sum(d > 0 for d in pooled)}/{len(pooled)})")
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--output", type=Path, default=PROJECT / "training")
+    ap.add_argument("--baseline", required=True, help="the run id the variants are compared with")
+    ap.add_argument("--variants", default="", help="comma-separated run ids (default: every other id)")
+    ap.add_argument("--metric", default="dev", choices=sorted(METRICS))
+    ap.add_argument("--md", type=Path, help="write the table here (default: print it)")
+    args = ap.parse_args(argv)
+    groups = group(load_runs(args.output))
+    if not any(args.baseline in by_id for by_id in groups.values()):
+        known = sorted({rid for by_id in groups.values() for rid in by_id})
+        ap.error(f"no run id {args.baseline!r} under {args.output}; run ids there: {', '.join(known)}")
+    variants = [v for v in args.variants.split(",") if v]
+    text = "\n".join(ablation_lines(groups, args.baseline, variants, args.metric)) + "\n"
+    if args.md:
+        args.md.write_text(text)
+    print(text, end="")
+
+
+if __name__ == "__main__":
+    main()
