@@ -12,7 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from package_under_test import EXPECTED_SPACY, INSTALLED_PREFIX, PACKAGE
+from package_under_test import EXPECTED_SPACY, INSTALLED_PREFIX, PACKAGE, checkout_only
 
 import spacy_dynoracle
 
@@ -109,7 +109,7 @@ def test_install_script_installs_the_test_extra():
         assert f'"{requirement}"' in script, requirement
 
 
-# --------------------------------------------------------------------------- slow: builds
+# ------------------------------------------------------- builds from a copy of the checkout
 
 
 def source_copy(tmp_path) -> Path:
@@ -128,14 +128,7 @@ def source_copy(tmp_path) -> Path:
     return copy
 
 
-def build_sdist(tmp_path) -> Path:
-    copy = source_copy(tmp_path)
-    subprocess.run([sys.executable, "setup.py", "-q", "sdist", "--dist-dir", str(tmp_path / "dist")],
-                   cwd=copy, check=True, capture_output=True, timeout=900)
-    (sdist,) = (tmp_path / "dist").glob("*.tar.gz")
-    return sdist
-
-
+@checkout_only  # builds with the checkout's tools (setuptools, Cython), which the wheel's venv lacks
 def test_wheel_carries_the_cython_sources_beside_the_modules(tmp_path):
     """An installed wheel must let other extensions `cimport spacy_dynoracle.system_base`:
     every .pxd (and .pyx) of cython_src/spacy_dynoracle/ goes into the wheel's
@@ -168,9 +161,12 @@ def test_wheel_carries_the_cython_sources_beside_the_modules(tmp_path):
     assert (tmp_path / "user.cpp").exists()
 
 
-def test_sdist_builds_without_warnings(tmp_path):
-    """`python setup.py sdist` prints no warning (the license as a TOML table was deprecated
-    by setuptools; a MANIFEST.in pattern that matches nothing warns too)."""
+@checkout_only
+def test_sdist_carries_the_sources_and_builds_without_warnings(tmp_path):
+    """`python setup.py sdist` ships the Cython sources (.pyx/.pxd, which the wheel is built
+    from), py.typed and LICENSE, and no generated file; it prints no warning (the license as
+    a TOML table was deprecated by setuptools; a MANIFEST.in pattern that matches nothing
+    warns too)."""
     copy = source_copy(tmp_path)
     out = subprocess.run([sys.executable, "setup.py", "-q", "sdist", "--dist-dir", str(tmp_path / "dist")],
                          cwd=copy, capture_output=True, text=True, timeout=900)
@@ -179,20 +175,14 @@ def test_sdist_builds_without_warnings(tmp_path):
     (sdist,) = (tmp_path / "dist").glob("*.tar.gz")
     root = sdist.name[:-len(".tar.gz")]
     with tarfile.open(sdist) as tar:
+        names = {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
         pkg_info = tar.extractfile(f"{root}/PKG-INFO").read().decode()
         license_text = tar.extractfile(f"{root}/LICENSE").read().decode()
     assert "License-Expression: MIT" in pkg_info.splitlines()
     assert "License-File: LICENSE" in pkg_info.splitlines()
     assert license_text == (REPO / "LICENSE").read_text(encoding="utf-8")
-
-
-@pytest.mark.slow
-def test_sdist_carries_the_cython_sources_and_py_typed(tmp_path):
-    sdist = build_sdist(tmp_path)
-    with tarfile.open(sdist) as tar:
-        names = {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
     sources = {str(p.relative_to(REPO)) for p in (REPO / "cython_src").rglob("*") if p.suffix in (".pyx", ".pxd")}
     assert "cython_src/spacy_dynoracle/system_base.pxd" in sources
     assert sources - names == set()
-    assert {"spacy_dynoracle/py.typed", "setup.py", "pyproject.toml", "MANIFEST.in"} <= names
+    assert {"spacy_dynoracle/py.typed", "setup.py", "pyproject.toml", "MANIFEST.in", "LICENSE"} <= names
     assert not [n for n in names if n.endswith((".so", ".cpp")) or n.endswith("_build_info.py")]
