@@ -93,6 +93,16 @@ def test_the_spacy_under_test_is_the_one_asked():
     assert spacy_dynoracle.load_compiled("arc_eager").__file__.startswith(str(PACKAGE))
 
 
+def test_the_declared_spacy_range_is_the_abi_range():
+    """One range in four places: the run-time check (SPACY_ABI_RANGE), the dependency users
+    get, and the spaCy the wheel and scripts/install.sh build against (the newest)."""
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    low, high = spacy_dynoracle.SPACY_ABI_RANGE
+    assert [r for r in pyproject["project"]["dependencies"] if r.startswith("spacy")] == [f"spacy>={low},<={high}"]
+    assert f"spacy=={high}" in pyproject["build-system"]["requires"]
+    assert f'"spacy=={high}"' in (REPO / "scripts" / "install.sh").read_text(encoding="utf-8")
+
+
 def test_license_text_matches_the_declared_license():
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert project["license-files"] == ["LICENSE"]
