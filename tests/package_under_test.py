@@ -16,5 +16,5 @@ PACKAGE = Path(spacy_dynoracle.__file__).resolve().parent
 
 checkout_only = pytest.mark.skipif(
     INSTALLED_PREFIX is not None,
-    reason="checks the checkout's files, which the installed-wheel run (scripts/test_wheel.sh) "
-           "leaves out; the checkout's own run covers it")
+    reason="needs the checkout (its own files, or the build tools to build from it), which the "
+           "installed-wheel run (scripts/test_wheel.sh) leaves out; the checkout's own run covers it")
