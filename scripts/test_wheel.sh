@@ -29,6 +29,7 @@ step "wheel from the sdist"
 "$PY" -m pip wheel -q --no-deps --no-build-isolation -w "$WORK/dist" "$WORK"/dist/*.tar.gz
 WHEEL=$(ls "$WORK"/dist/*.whl)
 step "fresh venv with $(basename "$WHEEL")[test]"
+unset PYTHONPATH   # from here on, only the venv's packages
 "$PY" -m venv "$WORK/venv"
 VPY=$WORK/venv/bin/python
 "$VPY" -m pip install -q --upgrade pip
@@ -53,7 +54,6 @@ suite_with_spacy() {
     step "the test suite against the installed package, spaCy $1"
     (
         cd "$WORK/suite"
-        unset PYTHONPATH
         DYNORACLE_TEST_INSTALLED="$WORK/venv" DYNORACLE_TEST_SPACY="$1" "$VPY" -m pytest -q "${@:2}"
     )
 }
