@@ -5,6 +5,7 @@
 #   UD_ROOT     folder of UD treebanks (default: ../shared/ud beside the repo)
 #   TREEBANK    default UD_Hungarian-Szeged;  EPOCHS default 3;  SYSTEM default arc_hybrid
 #   REINSTALL=1 installs even when the install is up to date
+#   OUT         where the pipeline goes (default training/quickstart-$SYSTEM)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -52,7 +53,7 @@ fi
 # the treebank's language (hu_szeged-ud-train.conllu -> hu) when spaCy has it, else "xx"
 code=$(basename "$train"); code=${code%%_*}
 lang=$("$PY" -c "import spacy.util, sys; spacy.util.get_lang_class(sys.argv[1]); print(sys.argv[1])" "$code" 2>/dev/null || echo xx)
-out=training/quickstart-$SYSTEM
+out=${OUT:-training/quickstart-$SYSTEM}
 echo "Training $SYSTEM (dynamic oracle) on $TREEBANK for $EPOCHS epochs, spaCy language '$lang'..."
 "$PY" -m spacy train configs/dynoracle.cfg --output "$out" \
     --paths.train "$train" --paths.dev "$dev" "${sel[@]}" --nlp.lang "$lang" \

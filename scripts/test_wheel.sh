@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # Test the package as users install it (CI runs this after the checkout's suite):
 #   1. build the sdist, and from it the wheel (compiles every extension);
-#   2. install the wheel with its test extra into a fresh virtual environment (no system
-#      site-packages; dependencies come from the package index, or pip's cache);
+#   2. install the wheel with its test extra into a fresh virtual environment;
 #   3. run the test suite with that environment's Python, from a copy of the checkout
 #      without the package directory, so `import spacy_dynoracle` can only find the
-#      installed wheel (tests/test_packaging.py asserts it through DYNORACLE_TEST_INSTALLED).
+#      installed wheel (tests/package_under_test.py; tests/test_packaging.py asserts it);
+#   4. install the oldest spaCy of spacy_dynoracle.SPACY_ABI_RANGE into the same environment
+#      and run the suite again: the wheel, built against the newest, must run with it.
+# Arguments go to both pytest runs (e.g. `-x`, or test files).
+#
+# The venv does not see the system's site-packages: there, scripts/install.sh has installed
+# the checkout in editable mode, and a second spacy-dynoracle on the path would make "only the
+# wheel" untrue. Its dependencies come from pip's usual sources (pip config list), through
+# pip's cache: a second run downloads nothing.
 # The wheel is built with --no-build-isolation against the installed spaCy, the one
 # [build-system] pins (scripts/install.sh installs it), as scripts/install.sh builds.
 set -euo pipefail
@@ -13,8 +20,8 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/dynoracle-wheel.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-step() { echo "== test_wheel.sh: $1 ($((SECONDS - START)) s)"; }
 START=$SECONDS
+step() { echo "== test_wheel.sh: $1 ($((SECONDS - START)) s)"; }
 
 step "sdist"
 "$PY" setup.py -q sdist --dist-dir "$WORK/dist" >/dev/null
@@ -22,11 +29,12 @@ step "wheel from the sdist"
 "$PY" -m pip wheel -q --no-deps --no-build-isolation -w "$WORK/dist" "$WORK"/dist/*.tar.gz
 WHEEL=$(ls "$WORK"/dist/*.whl)
 step "fresh venv with $(basename "$WHEEL")[test]"
+unset PYTHONPATH   # from here on, only the venv's packages
 "$PY" -m venv "$WORK/venv"
-"$WORK/venv/bin/python" -m pip install -q --upgrade pip
-"$WORK/venv/bin/python" -m pip install -q "$WHEEL[test]"
+VPY=$WORK/venv/bin/python
+"$VPY" -m pip install -q --upgrade pip
+"$VPY" -m pip install -q "$WHEEL[test]"
 
-step "the test suite against the installed package"
 # tracked and untracked (not ignored) files, less the package itself
 git ls-files -z --cached --others --exclude-standard \
     | "$PY" -c '
@@ -37,9 +45,18 @@ for name in sys.stdin.read().split("\0"):
         os.makedirs(os.path.join(dest, os.path.dirname(name)), exist_ok=True)
         shutil.copy2(name, os.path.join(dest, name))
 ' "$WORK/suite"
-(
-    cd "$WORK/suite"
-    unset PYTHONPATH
-    DYNORACLE_TEST_INSTALLED="$WORK/venv" "$WORK/venv/bin/python" -m pytest -q "$@"
-)
+
+# the range the installed package declares (imports nothing compiled)
+read -r OLDEST NEWEST < <(cd "$WORK" && "$VPY" -c 'import spacy_dynoracle as d; print(*d.SPACY_ABI_RANGE)')
+
+suite_with_spacy() {
+    "$VPY" -m pip install -q "spacy==$1"
+    step "the test suite against the installed package, spaCy $1"
+    (
+        cd "$WORK/suite"
+        DYNORACLE_TEST_INSTALLED="$WORK/venv" DYNORACLE_TEST_SPACY="$1" "$VPY" -m pytest -q "${@:2}"
+    )
+}
+suite_with_spacy "$NEWEST" "$@"
+suite_with_spacy "$OLDEST" "$@"
 step "done"

@@ -158,3 +158,15 @@ def test_calibration_command_needs_marginals(tmp_path):
     tiny_parser(path, iterations=1).to_disk(model)
     result = runner.invoke(app, ["calibration", str(model), str(path)])
     assert result.exit_code == 1 and "no arc marginals" in result.output
+
+
+def test_calibration_command_lenient(window_model, tmp_path):
+    """calibration takes --lenient as every command that reads CoNLL-U does (issue 20)."""
+    model, path = window_model
+    crlf = write(tmp_path, path.read_text(encoding="utf-8").replace("\n", "\r\n"), "crlf.conllu")
+    result = runner.invoke(app, ["calibration", str(model), str(crlf), "--n-sents", "3"])
+    assert result.exit_code == 1 and f"{crlf}:1: " in result.output and "--lenient" in result.output
+    with pytest.warns(UserWarning, match="repaired .* CR LF line ends"):
+        result = runner.invoke(app, ["calibration", str(model), str(crlf), "--n-sents", "3", "--lenient"])
+    assert result.exit_code == 0, result.output
+    assert "ECE" in result.output

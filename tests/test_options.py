@@ -3,6 +3,7 @@ benchmarks/, projects/ud/scripts/ and tests/ share (issue 21)."""
 from pathlib import Path
 
 import pytest
+from package_under_test import checkout_only
 
 from spacy_dynoracle.options import option_text, option_value, parse_options, parser_option_key, ud_root
 
@@ -40,10 +41,14 @@ def test_a_systems_own_options_go_to_system_options():
         "components.parser.system_options.eager_root"
 
 
-def test_ud_root(monkeypatch, tmp_path):
+@checkout_only  # the default lies beside the source tree, which an installed package is not in
+def test_ud_root_defaults_to_shared_beside_the_checkout(monkeypatch):
     monkeypatch.delenv("UD_ROOT", raising=False)
     repo = Path(__file__).resolve().parents[1]
     assert ud_root() == repo.parent / "shared" / "ud"
+
+
+def test_ud_root(monkeypatch, tmp_path):
     monkeypatch.setenv("UD_ROOT", str(tmp_path / "env"))
     assert ud_root() == tmp_path / "env"
     assert ud_root(tmp_path / "given") == tmp_path / "given"      # --ud-root wins

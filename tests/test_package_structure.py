@@ -5,8 +5,9 @@ import tomllib
 from importlib import import_module
 from pathlib import Path
 
+from package_under_test import PACKAGE
+
 REPO = Path(__file__).parents[1]
-PACKAGE = REPO / "spacy_dynoracle"
 INIT = "__init__"
 
 

@@ -1,6 +1,7 @@
 """Packaging: the declared runtime dependencies are the third-party modules the package
 imports, and the sdist carries the Cython sources (.pyx/.pxd) and py.typed (issue 20)."""
 import ast
+import importlib.metadata
 import os
 import re
 import subprocess
@@ -11,10 +12,13 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from package_under_test import EXPECTED_SPACY, INSTALLED_PREFIX, PACKAGE, checkout_only
 
 import spacy_dynoracle
 
 REPO = Path(__file__).parents[1]
+# pyproject's SPDX `license` -> the first line of the LICENSE text it stands for
+LICENSE_TITLES = {"MIT": "MIT License"}
 # Cython's own namespaces (cimported from the compiler, not installed packages)
 CYTHON_BUILTINS = {"cython", "libc", "libcpp", "posix", "cpython"}
 
@@ -26,7 +30,7 @@ def requirement_names(requirements):
 def third_party_modules():
     found = set()
     # the package under test: the checkout's, or an installed wheel's (scripts/test_wheel.sh)
-    for path in Path(spacy_dynoracle.__file__).parent.glob("*.py"):
+    for path in PACKAGE.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
                 found.update(alias.name.split(".")[0] for alias in node.names)
@@ -58,14 +62,53 @@ def test_runtime_imports_are_declared_and_test_only_packages_are_not():
 def test_the_package_under_test_is_the_installed_one_when_asked():
     """scripts/test_wheel.sh runs the suite against the wheel installed in a fresh venv
     (DYNORACLE_TEST_INSTALLED names it): the package must come from there, compiled."""
-    prefix = os.environ.get("DYNORACLE_TEST_INSTALLED")
-    if not prefix:
+    if not INSTALLED_PREFIX:
         pytest.skip("the suite runs against the checkout (scripts/test_wheel.sh sets DYNORACLE_TEST_INSTALLED)")
-    package = Path(spacy_dynoracle.__file__).resolve().parent
-    assert package.is_relative_to(Path(prefix).resolve()), package
-    assert "site-packages" in package.parts
-    assert (package / "system_base.pxd").is_file() and (package / "py.typed").is_file()
-    assert len(list(package.glob("*.so"))) == len(list((REPO / "cython_src" / "spacy_dynoracle").glob("*.pyx")))
+    assert PACKAGE.is_relative_to(Path(INSTALLED_PREFIX).resolve()), PACKAGE
+    assert "site-packages" in PACKAGE.parts
+    assert (PACKAGE / "system_base.pxd").is_file() and (PACKAGE / "py.typed").is_file()
+    assert len(list(PACKAGE.glob("*.so"))) == len(list((REPO / "cython_src" / "spacy_dynoracle").glob("*.pyx")))
+    # the license text is installed with it (.dist-info/licenses/LICENSE, PEP 639)
+    dist = importlib.metadata.distribution("spacy-dynoracle")
+    assert Path(dist.locate_file("")).resolve().is_relative_to(Path(INSTALLED_PREFIX).resolve())
+    assert "LICENSE" in dist.metadata.get_all("License-File")
+    (license_file,) = [f for f in dist.files if f.name == "LICENSE"]
+    assert Path(dist.locate_file(license_file)).read_text(encoding="utf-8") == \
+        (REPO / "LICENSE").read_text(encoding="utf-8")
+
+
+def test_the_spacy_under_test_is_the_one_asked():
+    """scripts/test_wheel.sh runs the installed wheel (built against the newest spaCy of
+    SPACY_ABI_RANGE) with the newest and the oldest spaCy of the range; DYNORACLE_TEST_SPACY
+    names the one it installed, which the version check must accept."""
+    if not EXPECTED_SPACY:
+        pytest.skip("the suite runs with the environment's spaCy (scripts/test_wheel.sh sets DYNORACLE_TEST_SPACY)")
+    import spacy
+    from spacy_dynoracle._build_info import SPACY_VERSION
+
+    assert EXPECTED_SPACY in spacy_dynoracle.SPACY_ABI_RANGE
+    assert spacy.__version__ == EXPECTED_SPACY
+    assert SPACY_VERSION == spacy_dynoracle.SPACY_ABI_RANGE[1]
+    spacy_dynoracle.check_spacy_version()
+    assert spacy_dynoracle.load_compiled("arc_eager").__file__.startswith(str(PACKAGE))
+
+
+def test_the_declared_spacy_range_is_the_abi_range():
+    """One range in four places: the run-time check (SPACY_ABI_RANGE), the dependency users
+    get, and the spaCy the wheel and scripts/install.sh build against (the newest)."""
+    pyproject = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    low, high = spacy_dynoracle.SPACY_ABI_RANGE
+    assert [r for r in pyproject["project"]["dependencies"] if r.startswith("spacy")] == [f"spacy>={low},<={high}"]
+    assert f"spacy=={high}" in pyproject["build-system"]["requires"]
+    assert f'"spacy=={high}"' in (REPO / "scripts" / "install.sh").read_text(encoding="utf-8")
+
+
+def test_license_text_matches_the_declared_license():
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["license-files"] == ["LICENSE"]
+    text = (REPO / "LICENSE").read_text(encoding="utf-8")
+    assert text.splitlines()[0] == LICENSE_TITLES[project["license"]]
+    assert "Permission is hereby granted, free of charge" in text
 
 
 def test_install_script_installs_the_test_extra():
@@ -76,7 +119,7 @@ def test_install_script_installs_the_test_extra():
         assert f'"{requirement}"' in script, requirement
 
 
-# --------------------------------------------------------------------------- slow: builds
+# ------------------------------------------------------- builds from a copy of the checkout
 
 
 def source_copy(tmp_path) -> Path:
@@ -95,14 +138,7 @@ def source_copy(tmp_path) -> Path:
     return copy
 
 
-def build_sdist(tmp_path) -> Path:
-    copy = source_copy(tmp_path)
-    subprocess.run([sys.executable, "setup.py", "-q", "sdist", "--dist-dir", str(tmp_path / "dist")],
-                   cwd=copy, check=True, capture_output=True, timeout=900)
-    (sdist,) = (tmp_path / "dist").glob("*.tar.gz")
-    return sdist
-
-
+@checkout_only  # builds with the checkout's tools (setuptools, Cython), which the wheel's venv lacks
 def test_wheel_carries_the_cython_sources_beside_the_modules(tmp_path):
     """An installed wheel must let other extensions `cimport spacy_dynoracle.system_base`:
     every .pxd (and .pyx) of cython_src/spacy_dynoracle/ goes into the wheel's
@@ -120,6 +156,9 @@ def test_wheel_carries_the_cython_sources_beside_the_modules(tmp_path):
     assert {"system_base.pxd", "__init__.pxd", "system_base.pyx"} <= sources
     assert {f"spacy_dynoracle/{name}" for name in sources} - names == set()
     assert "spacy_dynoracle/py.typed" in names
+    (license_name,) = [n for n in names if re.fullmatch(r"spacy_dynoracle-[^/]+\.dist-info/licenses/LICENSE", n)]
+    with zipfile.ZipFile(wheel) as zf:
+        assert zf.read(license_name).decode() == (REPO / "LICENSE").read_text(encoding="utf-8")
     assert [n for n in names if re.fullmatch(r"spacy_dynoracle/system_base\..*\.so", n)]
     assert not [n for n in names if n.endswith(".cpp")]
     # Cython finds the contract in the unpacked wheel (not in the checkout: not on the path).
@@ -132,53 +171,28 @@ def test_wheel_carries_the_cython_sources_beside_the_modules(tmp_path):
     assert (tmp_path / "user.cpp").exists()
 
 
-def test_sdist_builds_without_warnings(tmp_path):
-    """`python setup.py sdist` prints no warning (the license as a TOML table was deprecated
-    by setuptools; a MANIFEST.in pattern that matches nothing warns too)."""
+@checkout_only
+def test_sdist_carries_the_sources_and_builds_without_warnings(tmp_path):
+    """`python setup.py sdist` ships the Cython sources (.pyx/.pxd, which the wheel is built
+    from), py.typed and LICENSE, and no generated file; it prints no warning (the license as
+    a TOML table was deprecated by setuptools; a MANIFEST.in pattern that matches nothing
+    warns too)."""
     copy = source_copy(tmp_path)
     out = subprocess.run([sys.executable, "setup.py", "-q", "sdist", "--dist-dir", str(tmp_path / "dist")],
                          cwd=copy, capture_output=True, text=True, timeout=900)
     assert out.returncode == 0, out.stderr
     assert "warning" not in (out.stdout + out.stderr).lower(), out.stdout + out.stderr
     (sdist,) = (tmp_path / "dist").glob("*.tar.gz")
-    with tarfile.open(sdist) as tar:
-        pkg_info = tar.extractfile(f"{sdist.name[:-len('.tar.gz')]}/PKG-INFO").read().decode()
-    assert "License-Expression: MIT" in pkg_info.splitlines()
-
-
-@pytest.mark.slow
-def test_sdist_carries_the_cython_sources_and_py_typed(tmp_path):
-    sdist = build_sdist(tmp_path)
+    root = sdist.name[:-len(".tar.gz")]
     with tarfile.open(sdist) as tar:
         names = {name.split("/", 1)[1] for name in tar.getnames() if "/" in name}
+        pkg_info = tar.extractfile(f"{root}/PKG-INFO").read().decode()
+        license_text = tar.extractfile(f"{root}/LICENSE").read().decode()
+    assert "License-Expression: MIT" in pkg_info.splitlines()
+    assert "License-File: LICENSE" in pkg_info.splitlines()
+    assert license_text == (REPO / "LICENSE").read_text(encoding="utf-8")
     sources = {str(p.relative_to(REPO)) for p in (REPO / "cython_src").rglob("*") if p.suffix in (".pyx", ".pxd")}
     assert "cython_src/spacy_dynoracle/system_base.pxd" in sources
     assert sources - names == set()
-    assert {"spacy_dynoracle/py.typed", "setup.py", "pyproject.toml", "MANIFEST.in"} <= names
+    assert {"spacy_dynoracle/py.typed", "setup.py", "pyproject.toml", "MANIFEST.in", "LICENSE"} <= names
     assert not [n for n in names if n.endswith((".so", ".cpp")) or n.endswith("_build_info.py")]
-
-
-@pytest.mark.slow
-def test_wheel_from_the_sdist_installs_and_runs_in_a_fresh_venv(tmp_path):
-    """Compiles every extension from the sdist (many minutes on two cores), installs the wheel
-    into a new venv that sees the system's spaCy, and uses it from outside the repository."""
-    sdist = build_sdist(tmp_path)
-    wheels = tmp_path / "wheels"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                    "-w", str(wheels), str(sdist)], check=True, capture_output=True, timeout=7200)
-    (wheel,) = wheels.glob("*.whl")
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True, timeout=600)
-    python = venv / "bin" / "python"
-    subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "--no-index", str(wheel)],
-                   check=True, capture_output=True, timeout=600)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    check = ("import spacy, spacy_dynoracle as d; assert d.__file__.startswith(%r), d.__file__; "
-             "d.check_spacy_version(); nlp = spacy.blank('xx'); "
-             "nlp.add_pipe('dynoracle_parser', config={'transition_system': 'attardi'}); print('ok')" % str(venv))
-    out = subprocess.run([str(python), "-c", check], cwd=tmp_path, env=env, capture_output=True, text=True,
-                         timeout=600)
-    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
-    version = subprocess.run([str(venv / "bin" / "spacy-dynoracle"), "--version"], cwd=tmp_path, env=env,
-                             capture_output=True, text=True, timeout=600)
-    assert version.returncode == 0 and version.stdout.startswith("spacy-dynoracle 0.1.0"), version.stderr
