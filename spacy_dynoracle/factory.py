@@ -31,6 +31,9 @@ DEPRECATED_SYSTEM_KEYS = {"degree": 2, "max_k": 2}
         "oracle": "dynamic",
         "explore_after_epochs": None,
         "explore_prob": None,
+        "explore_rule": "prob",
+        "explore_margin": 1.0,
+        "explore_ramp_epochs": 2,
         "projectivize": None,
         "system_options": {},
         "update_with_oracle_cut_size": 100,
@@ -71,6 +74,9 @@ def make_dynoracle_parser(
     scorer: Optional[Callable],
     decode: str = "greedy",
     arc_marginals: bool = False,
+    explore_rule: str = "prob",
+    explore_margin: float = 1.0,
+    explore_ramp_epochs: int = 2,
     degree: Optional[int] = None,
     max_k: Optional[int] = None,
 ):
@@ -87,6 +93,13 @@ def make_dynoracle_parser(
     explore_prob (Optional[float]): p - probability of following the model once
         exploring. None = the system's default (0.9 for most systems, 0.5 for swap and
         attardi).
+    explore_rule (str): how states explore once k epochs have passed (issue 19):
+        "prob" (each state follows the model's prediction with probability p), "margin"
+        (as "prob", but a wrong prediction is followed only when the best zero-cost move
+        scores within explore_margin of it, else the oracle's move), "anneal" (p ramps
+        linearly from 0 at epoch k to explore_prob at epoch k + explore_ramp_epochs).
+    explore_margin (float): the score margin of explore_rule="margin" (>= 0).
+    explore_ramp_epochs (int): the ramp length of explore_rule="anneal" (>= 1).
     projectivize (Optional[bool]): train on spaCy's pseudo-projective lifting and
         deprojectivize the output. None = the system's default: True for projective
         systems unless the oracle takes non-projective gold as it is (arc_hybrid and
@@ -121,7 +134,9 @@ def make_dynoracle_parser(
     if explore_prob is None:
         explore_prob = default_p
     check_settings(transition_system, cls, explore_after_epochs=explore_after_epochs,
-                   explore_prob=explore_prob, beam_width=beam_width, beam_density=beam_density,
+                   explore_prob=explore_prob, explore_rule=explore_rule,
+                   explore_margin=explore_margin, explore_ramp_epochs=explore_ramp_epochs,
+                   beam_width=beam_width, beam_density=beam_density,
                    beam_update_prob=beam_update_prob)
     options = dict(system_options or {})
     options.update(deprecated_system_keys(name, transition_system, cls, options, degree=degree,
@@ -148,6 +163,9 @@ def make_dynoracle_parser(
         oracle=oracle,
         explore_after_epochs=explore_after_epochs,
         explore_prob=explore_prob,
+        explore_rule=explore_rule,
+        explore_margin=float(explore_margin),
+        explore_ramp_epochs=explore_ramp_epochs,
         decode=decode,
         arc_marginals=bool(arc_marginals),
     )
@@ -155,6 +173,7 @@ def make_dynoracle_parser(
 
 
 def check_settings(transition_system: str, cls, *, explore_after_epochs: int, explore_prob: float,
+                   explore_rule: str, explore_margin: float, explore_ramp_epochs: int,
                    beam_width: int, beam_density: float, beam_update_prob: float) -> None:
     """Refuse bad settings when the component is created, naming the value and the valid
     ones (the system checks the values of its own options, e.g. attardi's degree)."""
@@ -171,6 +190,14 @@ def check_settings(transition_system: str, cls, *, explore_after_epochs: int, ex
                                                           if name == "explore_prob" else ""))
     if isinstance(beam_width, bool) or not isinstance(beam_width, int) or beam_width < 1:
         fail("beam_width", beam_width, "use an integer >= 1 (1 = greedy; >= 2 = beam search)")
+    if explore_rule not in cls.explore_rules:
+        fail("explore_rule", explore_rule, f"use one of {list(cls.explore_rules)}")
+    if isinstance(explore_margin, bool) or not isinstance(explore_margin, (int, float)) \
+            or not explore_margin >= 0.0:
+        fail("explore_margin", explore_margin, "use a number >= 0 (a score difference)")
+    if isinstance(explore_ramp_epochs, bool) or not isinstance(explore_ramp_epochs, int) \
+            or explore_ramp_epochs < 1:
+        fail("explore_ramp_epochs", explore_ramp_epochs, "use an integer >= 1")
 
 
 def deprecated_system_keys(component: str, transition_system: str, cls,

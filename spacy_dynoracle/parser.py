@@ -3,8 +3,11 @@ exploration schedule (Goldberg & Nivre 2013, docs/specs/arc_eager_hybrid_easyfir
 
 Training follows the oracle (the best-scoring zero-cost move) for the first
 `explore_after_epochs` epochs, then the model's own prediction with probability
-`explore_prob`, per state and step. `oracle="static"` trains on one canonical move per
-state and always follows it. Costs are computed once per state (moves.step_batch).
+`explore_prob`, per state and step (`explore_rule = "prob"`). `"anneal"` ramps that
+probability up linearly over `explore_ramp_epochs` epochs; `"margin"` follows a wrong
+prediction only when the best zero-cost move scores within `explore_margin` of it
+(moves.step_batch). `oracle="static"` trains on one canonical move per state and always
+follows it. Costs are computed once per state (moves.step_batch).
 """
 import random
 import warnings
@@ -23,6 +26,10 @@ from .exact_decoding import (check_exact_config, exact_states, preset_boundaries
 class DynOracleParser(DependencyParser):
     #: current training epoch (0-based), set by the spacy_dynoracle.set_epoch.v1 callback
     epoch = None
+    #: training states stepped by update() and, of those, how many took a move that costs
+    #: > 0 (exploration that left the oracle's paths; moves.step_batch's count)
+    n_train_states = 0
+    n_off_path = 0
     _warned_no_epoch = False
     _warned_greedy_beam = False
 
@@ -74,8 +81,21 @@ class DynOracleParser(DependencyParser):
         step_model.clear_memory()
         return batch
 
+    def explore_prob_now(self, epoch: int) -> float:
+        """The probability that a state explores at this epoch: 0 before epoch k
+        (explore_after_epochs), then explore_prob; with explore_rule="anneal" it ramps
+        linearly from 0 at epoch k to explore_prob at epoch k + explore_ramp_epochs."""
+        k = self.cfg.get("explore_after_epochs", 0)
+        p = self.cfg.get("explore_prob", 1.0)
+        if epoch < k:
+            return 0.0
+        if self.cfg.get("explore_rule", "prob") == "anneal":
+            return p * min(1.0, (epoch - k) / self.cfg.get("explore_ramp_epochs", 1))
+        return p
+
     def follow_oracle_mask(self, n: int) -> numpy.ndarray:
-        """Per state: 1 = follow the oracle's best zero-cost move, 0 = the model's."""
+        """Per state: 1 = follow the oracle's best zero-cost move, 0 = explore (the model's
+        prediction, which explore_rule="margin" narrows in moves.step_batch)."""
         if not self.moves.explores:  # static oracles: always follow the oracle
             return numpy.ones((n,), dtype=numpy.uint8)
         k = self.cfg.get("explore_after_epochs", 0)
@@ -91,7 +111,8 @@ class DynOracleParser(DependencyParser):
                     "to the training config."
                 )
                 self._warned_no_epoch = True
-        if epoch < k or p <= 0.0:
+        p = self.explore_prob_now(epoch)
+        if p <= 0.0:
             return numpy.ones((n,), dtype=numpy.uint8)
         if p >= 1.0:
             return numpy.zeros((n,), dtype=numpy.uint8)
@@ -139,7 +160,11 @@ class DynOracleParser(DependencyParser):
             scores, backprop = model.begin_update(states)
             d_scores = numpy.zeros(scores.shape, dtype="f")
             follow = self.follow_oracle_mask(len(states))
-            self.moves.step_batch(states, golds, scores, d_scores, follow, seen)
+            self.n_off_path += self.moves.step_batch(
+                states, golds, scores, d_scores, follow, seen,
+                explore_rule=self.cfg.get("explore_rule", "prob"),
+                explore_margin=self.cfg.get("explore_margin", 1.0))
+            self.n_train_states += len(states)
             loss += float((d_scores ** 2).sum())
             backprop(d_scores)
             keep = [i for i, s in enumerate(states) if not s.is_final()]

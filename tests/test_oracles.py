@@ -421,9 +421,10 @@ def _labelled_walk(system, options, rng):
     return n, gold, labels, sim
 
 
-def _training_step(walk, gold, labels, scores, *, follow_oracle, **options):
+def _training_step(walk, gold, labels, scores, *, follow_oracle, explore=None, **options):
     """moves.step_batch on a copy of the walk's state, in a Simulator of the same system with
-    `options`: (that Simulator after the step, the d_scores the step wrote)."""
+    `options`, and with `explore` ({"explore_rule": ..., "explore_margin": ...}, the parser's
+    settings) if given: (that Simulator after the step, the d_scores the step wrote)."""
     import numpy
 
     sim = Simulator(walk.system_name, walk.n_words, labels=["a", "b"], **options)
@@ -431,7 +432,8 @@ def _training_step(walk, gold, labels, scores, *, follow_oracle, **options):
     d_scores = numpy.zeros_like(scores)
     seen = numpy.zeros((sim.moves.n_moves,), dtype=numpy.uint8)
     follow = numpy.full((1,), int(follow_oracle), dtype=numpy.uint8)
-    sim.moves.step_batch([sim.state], [sim._gold(gold, labels)], scores, d_scores, follow, seen)
+    sim.moves.step_batch([sim.state], [sim._gold(gold, labels)], scores, d_scores, follow, seen,
+                         **(explore or {}))
     return sim, d_scores
 
 
@@ -526,6 +528,67 @@ def test_bounded_costs_skip_leaves_bound_only_states_out_of_the_loss(system, opt
             trained += 1
     assert trained > 0
     assert (skipped > 0) == (system != "arc_eager"), skipped
+
+
+@pytest.mark.parametrize("system, options", TARGET_SYSTEMS)
+def test_margin_rule_follows_a_wrong_prediction_only_within_the_margin(system, options):
+    """The move step_batch takes (system_base.next_class). Following the oracle: the
+    best-scoring zero-cost class. Exploring (follow_oracle 0) under explore_rule="prob" (the
+    default, arguments left out): the model's prediction, the best-scoring valid class,
+    always. Under "margin": the prediction when it costs 0, or when it is wrong and scores at
+    most explore_margin above the best zero-cost class; a wrong prediction beyond the margin
+    gives way to the oracle's move. From random reachable states, on and off the gold path,
+    with random scores that make all three cases occur."""
+    import numpy
+
+    rng = random.Random(17)
+    nprng = numpy.random.default_rng(17)
+    margin = 1.0
+    cases = {"zero-cost prediction": 0, "wrong, within the margin": 0, "wrong, beyond it": 0}
+    for _ in range(80):
+        n, gold, labels, walk = _labelled_walk(system, options, rng)
+        if walk.is_final():
+            continue
+        costs = walk.costs(gold, labels)
+        scores = nprng.normal(scale=1.5, size=(1, walk.moves.n_moves)).astype("f")
+        valid = [i for i in range(walk.moves.n_moves) if walk._class_name(i) in costs]
+        zero = [i for i in valid if costs[walk._class_name(i)] <= 0]
+        oracle = max(zero, key=lambda i: scores[0, i])        # the first of equal scores
+        model = max(valid, key=lambda i: scores[0, i])
+        if model in zero:
+            case, margin_move = "zero-cost prediction", model
+        elif scores[0, model] - scores[0, oracle] <= numpy.float32(margin):
+            case, margin_move = "wrong, within the margin", model
+        else:
+            case, margin_move = "wrong, beyond it", oracle
+        cases[case] += 1
+
+        def after(clas):
+            state = walk.copy()
+            state.moves._sim_apply(state.state, clas)
+            return state.key()
+
+        steps = {
+            ("margin", False): margin_move, ("margin", True): oracle,
+            ("prob", False): model, ("prob", True): oracle, ("default", False): model,
+        }
+        for (rule, follow), expected in steps.items():
+            explore = None if rule == "default" else {"explore_rule": rule, "explore_margin": margin}
+            sim, _ = _training_step(walk, gold, labels, scores, follow_oracle=follow,
+                                    explore=explore, **options)
+            assert sim.key() == after(expected), (system, rule, follow, case, walk)
+    assert all(cases.values()), cases
+
+
+def test_explore_rule_is_checked_by_step_batch():
+    import numpy
+
+    sim = Simulator("arc_hybrid", 3)
+    n = sim.moves.n_moves
+    with pytest.raises(ValueError, match=r"explore_rule='bist' is not one of \['prob', 'margin', 'anneal'\]"):
+        sim.moves.step_batch([sim.state], [sim._gold([1, 1, 1], None)], numpy.zeros((1, n), "f"),
+                             numpy.zeros((1, n), "f"), numpy.ones((1,), numpy.uint8),
+                             numpy.zeros((n,), numpy.uint8), explore_rule="bist")
 
 
 def test_target_option_is_checked():

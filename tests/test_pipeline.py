@@ -66,6 +66,9 @@ def test_factory_errors_name_the_choices():
     ({"explore_prob": -0.1}, "explore_prob=-0.1 is invalid; use a number in [0, 1]"),
     ({"explore_after_epochs": -1}, "explore_after_epochs=-1 is invalid; use an integer >= 0"),
     ({"beam_update_prob": 2.0}, "beam_update_prob=2.0 is invalid; use a number in [0, 1]"),
+    ({"explore_rule": "bist"}, "explore_rule='bist' is invalid; use one of ['prob', 'margin', 'anneal']"),
+    ({"explore_margin": -0.5}, "explore_margin=-0.5 is invalid; use a number >= 0"),
+    ({"explore_ramp_epochs": 0}, "explore_ramp_epochs=0 is invalid; use an integer >= 1"),
     ({"max_k": 3}, "max_k=3 is invalid; transition_system 'arc_hybrid' has no 'max_k' option (only lr_spine)"),
     ({"transition_system": "attardi", "max_k": 1}, "transition_system 'attardi' has no 'max_k' option"),
     ({"transition_system": "attardi", "system_options": {"degree": 4}}, "attardi: degree must be 2 or 3, got 4"),
@@ -285,6 +288,45 @@ def test_exploration_schedule():
     sp = static.get_pipe("dynoracle_parser")
     sp.epoch = 5
     assert sp.follow_oracle_mask(100).all()
+
+
+def test_anneal_ramps_the_exploration_probability_from_epoch_k():
+    """explore_rule="anneal": p is 0 before and at epoch k, rises linearly to explore_prob
+    at epoch k + explore_ramp_epochs and stays there; "prob" explores at the full p from
+    epoch k. Measured through the mask training draws (follow_oracle_mask)."""
+    k, p, ramp = 1, 0.8, 4
+    for rule, expected in (("anneal", {0: 0.0, 1: 0.0, 2: 0.2, 3: 0.4, 5: 0.8, 9: 0.8}),
+                           ("prob", {0: 0.0, 1: 0.8, 2: 0.8, 9: 0.8})):
+        parser = make_nlp(explore_after_epochs=k, explore_prob=p, explore_rule=rule,
+                          explore_ramp_epochs=ramp).get_pipe("dynoracle_parser")
+        for epoch, share in expected.items():
+            parser.epoch = epoch
+            assert parser.explore_prob_now(epoch) == pytest.approx(share)
+            explored = 1 - parser.follow_oracle_mask(20000).mean()
+            assert abs(explored - share) < 0.02, (rule, epoch, explored)
+
+
+@pytest.mark.parametrize("system", ["arc_hybrid", "attardi"])
+def test_default_exploration_rule_trains_as_before(system):
+    """The default explore_rule ("prob") leaves training unchanged: on a fixed seed it gives
+    the same losses and weights as the rule set explicitly, and as "margin" with a margin no
+    score difference reaches (which follows every prediction, as "prob" does); a margin of 0
+    follows fewer wrong predictions and so trains differently."""
+    examples = make_examples(spacy.blank("xx").vocab, 24, seed=3)
+    runs = {}
+    for name, config in (("default", {}), ("prob", {"explore_rule": "prob"}),
+                         ("margin inf", {"explore_rule": "margin", "explore_margin": 1e30}),
+                         ("margin 0", {"explore_rule": "margin", "explore_margin": 0.0})):
+        nlp = make_nlp(transition_system=system, explore_after_epochs=1, explore_prob=0.9,
+                       **config)
+        history = train(nlp, list(examples), epochs=3, seed=0)
+        parser = nlp.get_pipe("dynoracle_parser")
+        runs[name] = (history, parser.model.to_bytes(), parser.n_off_path)
+    assert runs["prob"] == runs["default"]
+    assert runs["margin inf"] == runs["default"]
+    assert runs["default"][2] > 0                       # it explored, and left the oracle's paths
+    assert runs["margin 0"][2] < runs["default"][2]
+    assert runs["margin 0"][1] != runs["default"][1]
 
 
 def test_beam_width_without_beam_updates_warns_once():

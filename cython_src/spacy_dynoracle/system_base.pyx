@@ -12,6 +12,7 @@ training, and annotation of the Doc. docs/architecture.md shows how the pieces f
 from collections import Counter
 
 from cymem.cymem cimport Pool
+from libc.math cimport INFINITY
 from libcpp.vector cimport vector
 
 from spacy.ml.parser_model cimport cpu_log_loss
@@ -50,6 +51,14 @@ COMMON_OPTIONS = {
     "bounded_costs": "train",
 }
 TARGETS = ("all", "model_best", "static")
+# The exploration rules (the factory's explore_rule; parser.follow_oracle_mask draws which
+# states may explore, step_batch decides each exploring state's move):
+#   "prob": after k epochs a state follows the model's prediction with probability p;
+#   "margin": as "prob", but an exploring state follows a wrong prediction only when the
+#       best zero-cost class scores within explore_margin of it, else the oracle's move;
+#   "anneal": as "prob" with p ramping linearly from 0 at epoch k to p at epoch
+#       k + explore_ramp_epochs.
+EXPLORE_RULES = ("prob", "margin", "anneal")
 CUT_PATHS = ("first", "static")
 BOUNDED_COSTS = ("train", "skip")
 BACKOFF_LABEL = "dep"
@@ -229,6 +238,7 @@ cdef class DynOracleSystem(TransitionSystem):
     # (Goldberg & Nivre 2012's p = 0.9; systems whose costs train better with less
     # exploration override it, with the measurement in their docs/systems page)
     default_schedule = (1, 0.9)
+    explore_rules = EXPLORE_RULES    # the values of the factory's explore_rule
 
     def __init__(self, strings, labels_by_action=None, min_freq=None, *,
                  projectivize=None, oracle="dynamic", **options):
@@ -610,15 +620,19 @@ cdef class DynOracleSystem(TransitionSystem):
         return history
 
     def step_batch(self, states, golds, float[:, ::1] scores, float[:, ::1] d_scores,
-                   const unsigned char[::1] follow_oracle, unsigned char[::1] seen):
+                   const unsigned char[::1] follow_oracle, unsigned char[::1] seen,
+                   str explore_rule="prob", float explore_margin=1.0):
         """One training step for a batch of states, computing each state's costs once:
         the multi-label log loss of spaCy's parser into d_scores, `seen[j] = 1` for
-        classes that were gold somewhere, and the transition: the best-scoring zero-cost
-        class where follow_oracle[i] (Goldberg & Nivre's "best gold"), else the
-        best-scoring valid class (the model's own prediction). With the eager_root,
-        close_sentences or target options the zero-cost classes are narrowed first
-        (training_target; target="model_best" keeps the best-scoring one, which needs the
-        scores and so is applied here)."""
+        classes that were gold somewhere, and the transition (next_class): the
+        best-scoring zero-cost class where follow_oracle[i] (Goldberg & Nivre's "best
+        gold"), else the best-scoring valid class (the model's own prediction), which
+        explore_rule="margin" follows only when it is zero-cost or scores within
+        explore_margin of the best zero-cost class. With the eager_root, close_sentences or
+        target options the zero-cost classes are narrowed first (training_target;
+        target="model_best" keeps the best-scoring one, which needs the scores and so is
+        applied here). Returns how many states took a class that costs > 0 under those
+        training costs (a move off the oracle's paths: exploration that was followed)."""
         cdef int n = self.n_moves
         cdef Pool mem = Pool()
         cdef int* is_valid = <int*>mem.alloc(n, sizeof(int))
@@ -631,6 +645,13 @@ cdef class DynOracleSystem(TransitionSystem):
         cdef int target = TARGETS.index(self.cfg.get("target", "all"))
         cdef bint skip_bounded = self.cfg.get("bounded_costs", "train") == "skip"
         cdef bint trained
+        cdef int off_path = 0
+        if explore_rule not in EXPLORE_RULES:
+            raise ValueError(f"explore_rule={explore_rule!r} is not one of {list(EXPLORE_RULES)}")
+        # "prob" and "anneal" differ in how many states explore (follow_oracle), not in
+        # the move an exploring state takes: that is the model's prediction, as under a
+        # margin no wrong class can exceed
+        cdef float margin = explore_margin if explore_rule == "margin" else INFINITY
         for gold in golds:
             self.require_oracle_data(gold)
         for i in range(len(states)):
@@ -645,20 +666,15 @@ cdef class DynOracleSystem(TransitionSystem):
             trained = not (skip_bounded and not self.use_static and self.last_costs_bounded())
             if trained:
                 cpu_log_loss(&d_scores[i, 0], costs, is_valid, &scores[i, 0], n)
+                for j in range(n):
+                    if is_valid[j] and costs[j] <= 0:
+                        seen[j] = 1
             else:
                 self.n_bounded_skipped += 1
-            best = -1
-            for j in range(n):
-                if not is_valid[j]:
-                    continue
-                if costs[j] <= 0:
-                    if trained:
-                        seen[j] = 1
-                elif follow_oracle[i]:
-                    continue
-                if best == -1 or scores[i, j] > scores[i, best]:
-                    best = j
+            best = next_class(n, is_valid, costs, &scores[i, 0], follow_oracle[i], margin)
+            off_path += costs[best] > 0
             self.c[best].do(state.c, self.c[best].label)
+        return off_path
 
     # ---- output ------------------------------------------------------------------
     def set_annotations(self, StateClass state, Doc doc):
@@ -727,6 +743,32 @@ cdef class DynOracleSystem(TransitionSystem):
 
     def _sim_buffer(self, StateClass state):
         return [state.c.B(i) for i in range(state.c.buffer_length())]
+
+
+cdef int next_class(int n, const int* is_valid, const weight_t* costs, const float* scores,
+                    bint follow_oracle, float margin) noexcept nogil:
+    """The class the training step takes. The oracle's move is the best-scoring zero-cost
+    class (the first in class order among equals), the model's prediction the best-scoring
+    valid class. follow_oracle: the oracle's move. Otherwise (exploring) the prediction,
+    unless it is wrong (cost > 0) and scores more than `margin` above the oracle's move:
+    then the oracle's move (explore_rule="margin": only near misses are explored, so a
+    weak model's confident errors do not take training into states far from the gold
+    path; "prob" passes an infinite margin). A zero-cost prediction is the oracle's move."""
+    cdef int j
+    cdef int oracle = -1
+    cdef int model = -1
+    for j in range(n):
+        if not is_valid[j]:
+            continue
+        if costs[j] <= 0 and (oracle == -1 or scores[j] > scores[oracle]):
+            oracle = j
+        if model == -1 or scores[j] > scores[model]:
+            model = j
+    if oracle == -1:        # no zero-cost class (class_costs makes the cheapest cost 0)
+        return model
+    if follow_oracle or scores[model] - scores[oracle] > margin:
+        return oracle
+    return model
 
 
 cdef void eager_root_target(DynOracleSystem system, const int* is_valid, weight_t* costs,
