@@ -32,6 +32,7 @@ from libc.stdint cimport int32_t, uint64_t
 from libcpp.vector cimport vector
 from libcpp.utility cimport pair
 from libcpp.algorithm cimport sort
+from .conventions cimport word_node, spec_head
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 
@@ -91,14 +92,10 @@ cdef class OracleGold:
         self.c.n = n
         self.c.n_unknown = 0
         for i in range(n):
-            h = heads[i]
-            if h < 0 or h >= n:
-                self._head[i + 1] = -1
+            h = heads[i] if heads[i] < n else -1    # a head past the Doc is unknown too
+            self._head[word_node(i)] = spec_head(h, i, -1)
+            if h < 0:
                 self.c.n_unknown += 1
-            elif h == i:
-                self._head[i + 1] = 0
-            else:
-                self._head[i + 1] = h + 1
         for x in range(1, n + 1):
             h = self._head[x]
             if h >= 0:

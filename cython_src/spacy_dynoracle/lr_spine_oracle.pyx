@@ -130,6 +130,7 @@ that word right), whose costs are still >= 0 with a zero-cost move among those a
 """
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset
+from .conventions cimport word_node, spec_head
 
 
 cdef long _gold_serial = 0      # LRSGold.serial: the lower-pass cache's key
@@ -174,12 +175,9 @@ cdef int lrs_gold_build(LRSGold* g, const int32_t* heads, int n) noexcept nogil:
     g.head[0] = -1
     g.head[N1] = LRS_UNKNOWN
     for i in range(n):
-        h = heads[i]
-        if h < 0:
-            g.head[i + 1] = LRS_UNKNOWN
+        g.head[word_node(i)] = spec_head(heads[i], i, LRS_UNKNOWN)
+        if heads[i] < 0:
             complete = False
-        else:
-            g.head[i + 1] = 0 if h == i else h + 1
     for d in range(1, N1):
         if g.head[d] >= 0:
             g.kid_start[g.head[d] + 1] += 1
