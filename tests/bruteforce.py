@@ -106,17 +106,27 @@ class BruteForce:
         self.memo: Dict[tuple, int] = {}
 
     def final_loss(self, sim: Simulator) -> int:
+        return self.wrong_arcs(sim, built_only=False)
+
+    def wrong_arcs(self, sim: Simulator, built_only: bool) -> int:
+        """Gold words whose head (or, labelled, label) in `sim` is wrong; built_only: only
+        among the words that already have a head."""
         heads = sim.heads()
         labels = sim.labels() if self.gold_labels is not None else None
         loss = 0
         for i, g in enumerate(self.gold_heads):
-            if g < 0:
+            if g < 0 or (built_only and heads[i] < 0):
                 continue
             if heads[i] != g:
                 loss += 1
             elif labels is not None and g != i and labels[i] != self.gold_labels[i]:
                 loss += 1
         return loss
+
+    def exact_costs(self, sim: Simulator, actions) -> Dict[str, int]:
+        """The exact cost of each action: minloss after it - minloss now."""
+        now = self.minloss(sim)
+        return {a: self.minloss(sim.copy().apply(a)) - now for a in actions}
 
     def minloss(self, sim: Simulator) -> int:
         if getattr(sim.moves, "bruteforce_arc_monotone", False):
@@ -140,17 +150,7 @@ class BruteForce:
     # the search memoises the future on (stack, buffer): same exhaustive search, far fewer states.
     # Both properties are asserted along the way.
     def built_loss(self, sim: Simulator) -> int:
-        heads = sim.heads()
-        labels = sim.labels() if self.gold_labels is not None else None
-        loss = 0
-        for i, g in enumerate(self.gold_heads):
-            if g < 0 or heads[i] < 0:
-                continue
-            if heads[i] != g:
-                loss += 1
-            elif labels is not None and g != i and labels[i] != self.gold_labels[i]:
-                loss += 1
-        return loss
+        return self.wrong_arcs(sim, built_only=True)
 
     def future(self, sim: Simulator) -> int:
         key = ("future", tuple(sim.stack()), tuple(sim.buffer()))
@@ -194,6 +194,25 @@ def random_state(sim: Simulator, gold_heads, rng: random.Random, p_oracle: float
             actions = zero or actions
         sim.apply(rng.choice(actions))
     return sim
+
+
+def sample_states(rng: random.Random, n_states: int, kinds: Sequence[str],
+                  new_case: Callable[[str], Tuple[List[int], "BruteForce", Simulator]],
+                  per_gold: int = 8):
+    """Random non-final states to check an oracle on: for each gold kind in turn,
+    new_case(kind) gives (gold heads, its BruteForce, the start Simulator), and up to
+    per_gold random states reachable from the start (random_state) are yielded as
+    (kind, gold, bf, start, sim), until n_states have been."""
+    count = 0
+    while count < n_states:
+        kind = kinds[count % len(kinds)]
+        gold, bf, start = new_case(kind)
+        for _ in range(per_gold):
+            sim = random_state(start, gold, rng)
+            if sim.is_final():
+                continue
+            count += 1
+            yield kind, gold, bf, start, sim
 
 
 def oracle_walk(system: str, gold, rng: random.Random, p_random: float,

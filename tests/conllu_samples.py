@@ -85,6 +85,17 @@ def write(tmp_path, text, name="sample.conllu"):
     return path
 
 
+def random_tree_heads(r, n):
+    """Heads of a random tree over words 1..n (heads[0] unused, 0 = the root): words in a
+    random order, each attached to one placed before it (often non-projective)."""
+    order = list(range(1, n + 1))
+    r.shuffle(order)
+    heads = [0] * (n + 1)
+    for i, word in enumerate(order[1:], 1):
+        heads[word] = r.choice(order[:i])
+    return heads
+
+
 def random_treebank(seed, n_sents=30, labels=("nsubj", "nsubj:pass", "obj", "obl", "obl:tmod", "det", "case",
                                                 "punct", "advmod", "aux", "cc", "conj", "nmod")):
     """CoNLL-U text of random (often non-projective) trees with UD-like labels."""
@@ -92,11 +103,7 @@ def random_treebank(seed, n_sents=30, labels=("nsubj", "nsubj:pass", "obj", "obl
     blocks = []
     for k in range(n_sents):
         n = r.randint(1, 12)
-        order = list(range(1, n + 1))
-        r.shuffle(order)
-        heads = [0] * (n + 1)
-        for i, word in enumerate(order[1:], 1):
-            heads[word] = r.choice(order[:i])
+        heads = random_tree_heads(r, n)
         lines = [f"# sent_id = r{k}"]
         for i in range(1, n + 1):
             label = "root" if heads[i] == 0 else r.choice(labels)

@@ -2,6 +2,7 @@
 import random
 from typing import List
 
+import spacy
 from spacy.tokens import Doc
 from spacy.training import Example
 
@@ -63,3 +64,22 @@ def long_nonprojective_heads(n: int = 300, seed: int = 0, crossings: int = 6) ->
         done += 1
     assert not is_projective(heads)
     return heads
+
+
+def train(nlp, examples, epochs=6, seed=0, batch=8, drop=0.0, shuffle=True):
+    """Train the pipeline's dynoracle_parser with nlp.update, seeded; returns its loss per
+    epoch. shuffle: reshuffle the examples every epoch."""
+    random.seed(seed)
+    spacy.util.fix_random_seed(seed)
+    nlp.initialize(lambda: examples)
+    parser = nlp.get_pipe("dynoracle_parser")
+    history = []
+    for epoch in range(epochs):
+        parser.epoch = epoch
+        losses = {}
+        if shuffle:
+            random.shuffle(examples)
+        for i in range(0, len(examples), batch):
+            nlp.update(examples[i:i + batch], losses=losses, drop=drop)
+        history.append(losses["dynoracle_parser"])
+    return history

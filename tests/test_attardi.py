@@ -8,7 +8,8 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.vocab import Vocab
 
-from bruteforce import BruteForce, assert_contiguous_sentences, random_forest, random_state
+from bruteforce import (BruteForce, assert_contiguous_sentences, random_forest, random_state,
+                        sample_states)
 from spacy_dynoracle import load_compiled
 from spacy_dynoracle.testing import Simulator
 
@@ -98,29 +99,25 @@ def check_lower_bound_mode(D, n_states, seed, paths=None):
     optimal move costs 0, every other one 1 <= cost <= its exact cost (brute force)."""
     rng = random.Random(seed)
     checked = 0
-    kinds = ["projective", "nonprojective", "multi", "partial"]
-    while checked < n_states:
+
+    def new_case(kind):
         n = rng.randint(2, 7)
-        kind = kinds[checked % len(kinds)]
         gold = random_forest(n, rng, "multi" if kind == "partial" else kind)
         if kind == "partial":
             gold = [-1 if rng.random() < 0.3 else h for h in gold]
-        bf = BruteForce(gold)
-        start = Simulator("attardi", n, degree=D, exact_costs=False)
-        for _ in range(5):
-            sim = random_state(start, gold, rng)
-            if sim.is_final():
-                continue
-            checked += 1
-            costs = sim.costs(gold)
-            if paths is not None:
-                key = (kind, sim.moves.last_oracle_path)
-                paths[key] = paths.get(key, 0) + 1
-            now = bf.minloss(sim)
-            for a, c in costs.items():
-                exact = bf.minloss(sim.copy().apply(a)) - now
-                assert (c == 0) == (exact == 0), (gold, sim, a, c, exact)
-                assert c <= exact, (gold, sim, a, c, exact)
+        return gold, BruteForce(gold), Simulator("attardi", n, degree=D, exact_costs=False)
+
+    for kind, gold, bf, _, sim in sample_states(
+            rng, n_states, ["projective", "nonprojective", "multi", "partial"], new_case, per_gold=5):
+        checked += 1
+        costs = sim.costs(gold)
+        if paths is not None:
+            key = (kind, sim.moves.last_oracle_path)
+            paths[key] = paths.get(key, 0) + 1
+        for a, exact in bf.exact_costs(sim, costs).items():
+            c = costs[a]
+            assert (c == 0) == (exact == 0), (gold, sim, a, c, exact)
+            assert c <= exact, (gold, sim, a, c, exact)
     return checked
 
 
@@ -422,32 +419,16 @@ def _nlp(**config):
     return nlp
 
 
-def _train(nlp, examples, epochs):
-    import spacy
-    random.seed(0)
-    spacy.util.fix_random_seed(0)
-    nlp.initialize(lambda: examples)
-    parser = nlp.get_pipe("dynoracle_parser")
-    history = []
-    for epoch in range(epochs):
-        parser.epoch = epoch
-        losses = {}
-        for i in range(0, len(examples), 8):
-            nlp.update(examples[i:i + 8], losses=losses, drop=0.0)
-        history.append(losses["dynoracle_parser"])
-    return history
-
-
 @pytest.mark.parametrize("oracle,degree", [
     ("dynamic", 2),
     pytest.param("static", 2, marks=pytest.mark.slow),
     pytest.param("dynamic", 3, marks=pytest.mark.slow)])
 def test_attardi_learns_nonprojective_trees_without_lifting(oracle, degree):
-    from synthetic import make_examples
+    from synthetic import make_examples, train
     nlp = _nlp(oracle=oracle, system_options={"degree": degree}, explore_after_epochs=3, explore_prob=0.9)
     examples = make_examples(nlp.vocab, 60, seed=3, kind="nonprojective", min_len=4,
                              sents_per_doc=2)
-    losses = _train(nlp, examples, epochs=5)
+    losses = train(nlp, examples, epochs=5, shuffle=False)
     assert losses[-1] < losses[0] / 2
     parser = nlp.get_pipe("dynoracle_parser")
     assert parser.moves.projectivize is False and parser.moves.degree == degree
@@ -475,10 +456,10 @@ def test_attardi_learns_nonprojective_trees_without_lifting(oracle, degree):
 
 def test_attardi_round_trip_and_presets():
     import spacy
-    from synthetic import make_examples
+    from synthetic import make_examples, train
     nlp = _nlp(system_options={"degree": 3})
     examples = make_examples(nlp.vocab, 40, seed=5, sents_per_doc=2)
-    _train(nlp, examples, epochs=2)
+    train(nlp, examples, epochs=2, shuffle=False)
     nlp2 = spacy.blank("xx")
     nlp2.add_pipe("dynoracle_parser", config={"transition_system": "attardi", "system_options": {"degree": 3}})
     nlp2.from_bytes(nlp.to_bytes())

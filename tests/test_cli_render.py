@@ -5,7 +5,7 @@ from itertools import combinations
 
 import numpy as np
 import pytest
-from conllu_samples import NONPROJ, tiny_parser, write
+from conllu_samples import NONPROJ, random_tree_heads, tiny_parser, write
 from typer.testing import CliRunner
 
 from spacy_dynoracle.cli import app
@@ -64,11 +64,7 @@ def test_random_nonprojective_trees_draw_correctly():
     drawn = 0
     while drawn < 40:
         n = r.randint(3, 12)
-        order = list(range(1, n + 1))
-        r.shuffle(order)
-        heads = [0] * (n + 1)
-        for k, word in enumerate(order[1:], 1):
-            heads[word] = r.choice(order[:k])
+        heads = random_tree_heads(r, n)
         if nonprojective_dependents(heads[1:]):
             check_drawing(heads[1:], [f"l{i}" for i in range(n)])
             drawn += 1

@@ -63,16 +63,25 @@ def test_window_scores_are_the_models_state_scores(system):
             parser.moves._sim_apply(state, parser.moves.class_index(m))
 
 
-def sequence_score(parser, doc, classes):
-    """Sum of the log-softmax window scores of a class sequence, replayed on real states."""
-    L = ed._log_softmax(ed.window_class_scores(parser, doc))
+def sequence_score(parser, doc, classes, normalize="all"):
+    """Sum of the log-softmax window scores of a class sequence, replayed on real states;
+    normalize="valid": each softmax over the classes valid in its state, as greedy decoding
+    sees them (docs/specs/dp_tabulation.md §5.6)."""
+    S = ed.window_class_scores(parser, doc)
+    L = ed._log_softmax(S)
+    class_move = ed._class_moves(parser)
     n = len(doc)
     state = parser.moves.init_batch([doc])[0]
     total = 0.0
     for c in classes:
         s0 = state.S(0) if state.stack_depth() > 0 else n
         b0 = state.B(0) if state.buffer_length() > 0 else n
-        total += L[s0, b0, c]
+        if normalize == "valid":
+            valid = set(parser.moves._sim_moves(state))
+            sc = np.where([m in valid for m in class_move], S[s0, b0], -np.inf)
+            total += sc[c] - np.log(np.exp(sc - sc.max()).sum()) - sc.max()
+        else:
+            total += L[s0, b0, c]
         parser.moves._sim_apply(state, c)
     assert state.is_final()
     return total
@@ -215,28 +224,13 @@ def test_valid_normalised_exact_decoding_is_the_greedy_models_best(system):
     replays to the DP score and is at least as probable as the greedy one. The valid set
     depends on s1, so this runs the context charts (arc_hybrid; arc_eager [i^b, j; p])."""
     nlp, parser, examples = make_parser(system, seed=5, scale=0.3)   # soft softmaxes
-    class_move = ed._class_moves(parser)
-
-    def logp_sequence(doc, classes):
-        S = ed.window_class_scores(parser, doc)
-        n = len(doc)
-        state = parser.moves.init_batch([doc])[0]
-        total = 0.0
-        for c in classes:
-            s0 = state.S(0) if state.stack_depth() > 0 else n
-            b0 = state.B(0) if state.buffer_length() > 0 else n
-            valid = set(parser.moves._sim_moves(state))
-            sc = np.where([m in valid for m in class_move], S[s0, b0], -np.inf)
-            total += sc[c] - np.log(np.exp(sc - sc.max()).sum()) - sc.max()
-            parser.moves._sim_apply(state, c)
-        return total
-
     better = 0
     for eg in examples:
         doc = Doc(nlp.vocab, words=[t.text for t in eg.reference])
         best, seq = ed.exact_sequence(parser, doc, normalize="valid")
-        assert math.isclose(logp_sequence(doc, [c for _, c in seq]), best, rel_tol=1e-6, abs_tol=1e-6)
-        greedy = logp_sequence(doc, greedy_classes(parser, doc))
+        replayed = sequence_score(parser, doc, [c for _, c in seq], "valid")
+        assert math.isclose(replayed, best, rel_tol=1e-6, abs_tol=1e-6)
+        greedy = sequence_score(parser, doc, greedy_classes(parser, doc), "valid")
         assert greedy <= best + 1e-6
         better += greedy < best - 1e-6
     assert better > 0

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from bruteforce import (BruteForce, check_costs, is_projective, random_forest, random_state,
-                        sentence_of, static_rebuilds, static_sequence)
+                        sample_states, sentence_of, static_rebuilds, static_sequence)
 from spacy_dynoracle.testing import Simulator
 
 # name, system, options, gold kinds on which the dynamic oracle is exact
@@ -101,29 +101,38 @@ def run_exactness(system, options, kinds, n_states, seed, labels=False, paths=No
     (`moves.last_oracle_path`); covered/uncovered is judged by the brute force."""
     rng = random.Random(seed)
     checked, failures = 0, []
-    while checked < n_states:
-        kind = kinds[checked % len(kinds)]
+
+    def new_case(kind):
         n = rng.randint(1, 5 if labels else 7)
         gold = gold_tree(kind, n, rng, system, options)
-        n = len(gold)
         gold_labels = [rng.choice("ab") for _ in gold] if labels else None
-        bf = BruteForce(gold, gold_labels)
-        start = Simulator(system, n, labels=("a", "b") if labels else (), **options)
-        for _ in range(8):
-            sim = random_state(start, gold, rng)
-            if sim.is_final():
-                continue
-            errors = check_costs(sim, bf)
-            checked += 1
-            if paths is not None:
-                label = kind
-                if kind in ("projective", "nonprojective", "multi", "multi-projective"):
-                    label += "" if bf.minloss(start) == 0 else " (not covered)"
-                key = (label, getattr(sim.moves, "last_oracle_path", None))
-                paths[key] = paths.get(key, 0) + 1
-            if errors:
-                failures.append("\n  ".join(errors))
+        start = Simulator(system, len(gold), labels=("a", "b") if labels else (), **options)
+        return gold, BruteForce(gold, gold_labels), start
+
+    for kind, gold, bf, start, sim in sample_states(rng, n_states, kinds, new_case):
+        errors = check_costs(sim, bf)
+        checked += 1
+        if paths is not None:
+            label = kind
+            if kind in ("projective", "nonprojective", "multi", "multi-projective"):
+                label += "" if bf.minloss(start) == 0 else " (not covered)"
+            key = (label, getattr(sim.moves, "last_oracle_path", None))
+            paths[key] = paths.get(key, 0) + 1
+        if errors:
+            failures.append("\n  ".join(errors))
     return checked, failures
+
+
+def check_many(name, system, options, kinds, seed):
+    """The slow suite's check of one case on 6000 states; prints the states per gold kind
+    and oracle path (the state counts the issues ask for)."""
+    paths = {}
+    checked, failures = run_exactness(system, options, kinds, n_states=6000, seed=seed, paths=paths)
+    print(f"{name}: {checked} states checked, {len(failures)} wrong")
+    for (kind, path), count in sorted(paths.items(), key=str):
+        print(f"  gold {kind:28s} oracle path {path}: {count} states")
+    assert checked >= 5000
+    assert not failures, f"{len(failures)}/{checked} states wrong:\n" + "\n".join(failures[:5])
 
 
 @pytest.mark.parametrize("name,system,options,kinds", ORACLE_CASES, ids=[c[0] for c in ORACLE_CASES])
@@ -142,13 +151,7 @@ def test_dynamic_oracle_exact_labelled(name, system, options, kinds):
 @pytest.mark.slow
 @pytest.mark.parametrize("name,system,options,kinds", ORACLE_CASES, ids=[c[0] for c in ORACLE_CASES])
 def test_dynamic_oracle_exact_many(name, system, options, kinds):
-    paths = {}
-    checked, failures = run_exactness(system, options, kinds, n_states=6000, seed=3, paths=paths)
-    print(f"{name}: {checked} states checked, {len(failures)} wrong")
-    for (kind, path), count in sorted(paths.items(), key=str):
-        print(f"  gold {kind:28s} oracle path {path}: {count} states")
-    assert checked >= 5000
-    assert not failures, f"{len(failures)}/{checked} states wrong:\n" + "\n".join(failures[:5])
+    check_many(name, system, options, kinds, seed=3)
 
 
 @pytest.mark.parametrize("name,system,options,kinds", STATIC_CASES, ids=[c[0] for c in STATIC_CASES])
@@ -160,55 +163,59 @@ def test_static_oracle_rebuilds_gold(name, system, options, kinds):
         assert static_rebuilds(system, gold, **options) == gold
 
 
+def sampled_costs(system, options, kinds, n_states, seed):
+    """(gold, its BruteForce, state, the oracle's costs) on random states of random gold trees
+    of 3 to 7 words."""
+    rng = random.Random(seed)
+
+    def new_case(kind):
+        gold = gold_tree(kind, rng.randint(3, 7), rng)
+        return gold, BruteForce(gold), Simulator(system, len(gold), **options)
+
+    for _, gold, bf, _, sim in sample_states(rng, n_states, kinds, new_case):
+        yield gold, bf, sim, sim.costs(gold)
+
+
 def measure_inexact(system, options, kinds, n_states, seed):
     """Against the brute force on non-projective gold: how often the oracle's costs, and
     its zero-cost set, differ from the exact ones. Also checks what such an oracle still
     guarantees (docs/specs/arc_eager_hybrid_easyfirst.md §9): it never under-estimates a cost,
     and a move it calls free is truly optimal."""
-    rng = random.Random(seed)
     states = cost_diff = zero_diff = 0
     violations = []
-    while states < n_states:
-        kind = kinds[states % len(kinds)]
-        n = rng.randint(3, 7)
-        gold = gold_tree(kind, n, rng)
-        bf = BruteForce(gold)
-        start = Simulator(system, n, **options)
-        for _ in range(8):
-            sim = random_state(start, gold, rng)
-            if sim.is_final():
-                continue
-            states += 1
-            costs = sim.costs(gold)
-            now = bf.minloss(sim)
-            exact = {a: bf.minloss(sim.copy().apply(a)) - now for a in costs}
-            cost_diff += costs != exact
-            zero = {a for a, c in costs.items() if c == 0}
-            zero_diff += zero != {a for a, c in exact.items() if c == 0}
-            for a in costs:
-                if costs[a] < exact[a] or (costs[a] == 0 and exact[a] != 0):
-                    violations.append(f"gold={gold} {sim!r} {a}: {costs[a]} vs exact {exact[a]}")
+    for gold, bf, sim, costs in sampled_costs(system, options, kinds, n_states, seed):
+        states += 1
+        exact = bf.exact_costs(sim, costs)
+        cost_diff += costs != exact
+        zero = {a for a, c in costs.items() if c == 0}
+        zero_diff += zero != {a for a, c in exact.items() if c == 0}
+        for a in costs:
+            if costs[a] < exact[a] or (costs[a] == 0 and exact[a] != 0):
+                violations.append(f"gold={gold} {sim!r} {a}: {costs[a]} vs exact {exact[a]}")
     return states, cost_diff, zero_diff, violations
+
+
+def check_inexact(name, system, options, n_states, seed):
+    """measure_inexact on non-projective gold: prints the rates, asserts the guarantees hold,
+    returns the number of states whose zero-cost set differs."""
+    states, cost_diff, zero_diff, violations = measure_inexact(
+        system, options, ("nonprojective",), n_states=n_states, seed=seed)
+    print(f"{name} on non-projective gold: {states} states, costs differ in "
+          f"{cost_diff / states:.1%}, zero-cost set differs in {zero_diff / states:.1%}")
+    assert not violations, "\n".join(violations[:5])
+    return zero_diff
 
 
 @pytest.mark.parametrize("name,system,options", INEXACT_CASES, ids=[c[0] for c in INEXACT_CASES])
 def test_inexact_oracle_on_nonprojective_gold(name, system, options):
-    states, cost_diff, zero_diff, violations = measure_inexact(
-        system, options, ("nonprojective",), n_states=100, seed=5)
-    print(f"{name} on non-projective gold: {states} states, costs differ in "
-          f"{cost_diff / states:.1%}, zero-cost set differs in {zero_diff / states:.1%}")
-    assert not violations, "\n".join(violations[:5])
+    zero_diff = check_inexact(name, system, options, n_states=100, seed=5)
     assert zero_diff > 0   # the oracle really is inexact there (guards the measurement)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name,system,options", INEXACT_CASES, ids=[c[0] for c in INEXACT_CASES])
 def test_inexact_oracle_on_nonprojective_gold_many(name, system, options):
-    states, cost_diff, zero_diff, violations = measure_inexact(
-        system, options, ("nonprojective",), n_states=3000, seed=6)
-    print(f"{name} on non-projective gold: {states} states, costs "
-          f"differ in {cost_diff / states:.1%}, zero-cost set differs in {zero_diff / states:.1%}")
-    assert not violations, "\n".join(violations[:5])
+    check_inexact(name, system, options, n_states=3000, seed=6)
 
 
 def test_bruteforce_catches_a_wrong_cost():
@@ -241,43 +248,25 @@ SLOW_ONLY_CASES = [
 @pytest.mark.parametrize("name,system,options,kinds", SLOW_ONLY_CASES,
                          ids=[c[0] for c in SLOW_ONLY_CASES])
 def test_dynamic_oracle_exact_many_more(name, system, options, kinds):
-    paths = {}
-    checked, failures = run_exactness(system, options, kinds, n_states=6000, seed=7, paths=paths)
-    print(f"{name}: {checked} states checked, {len(failures)} wrong")
-    for (kind, path), count in sorted(paths.items(), key=str):
-        print(f"  gold {kind:28s} oracle path {path}: {count} states")
-    assert checked >= 5000
-    assert not failures, f"{len(failures)}/{checked} states wrong:\n" + "\n".join(failures[:5])
+    check_many(name, system, options, kinds, seed=7)
 
 
 def agreement(system, options, kinds, n_states, seed):
     """For an oracle that is not exact on some gold: (states, states whose cost vector is
     exact, states whose zero-cost set is exact, soundness failures). Sound means: a cost
     for exactly the valid moves, all >= 0, and some valid move costs 0."""
-    rng = random.Random(seed)
     states = exact_costs = exact_zero = 0
     unsound = []
-    while states < n_states:
-        kind = kinds[states % len(kinds)]
-        n = rng.randint(3, 7)
-        gold = gold_tree(kind, n, rng)
-        bf = BruteForce(gold)
-        start = Simulator(system, n, **options)
-        for _ in range(8):
-            sim = random_state(start, gold, rng)
-            if sim.is_final():
-                continue
-            states += 1
-            costs = sim.costs(gold)
-            if (set(costs) != set(sim.actions()) or min(costs.values()) != 0
-                    or min(costs.values()) < 0):
-                unsound.append(f"gold={gold} {sim!r}: {costs}")
-                continue
-            now = bf.minloss(sim)
-            exact = {a: bf.minloss(sim.copy().apply(a)) - now for a in costs}
-            exact_costs += costs == exact
-            exact_zero += ({a for a, c in costs.items() if c == 0}
-                           == {a for a, c in exact.items() if c == 0})
+    for gold, bf, sim, costs in sampled_costs(system, options, kinds, n_states, seed):
+        states += 1
+        if (set(costs) != set(sim.actions()) or min(costs.values()) != 0
+                or min(costs.values()) < 0):
+            unsound.append(f"gold={gold} {sim!r}: {costs}")
+            continue
+        exact = bf.exact_costs(sim, costs)
+        exact_costs += costs == exact
+        exact_zero += ({a for a, c in costs.items() if c == 0}
+                       == {a for a, c in exact.items() if c == 0})
     return states, exact_costs, exact_zero, unsound
 
 

@@ -11,7 +11,7 @@ from spacy.tokens import Doc
 
 import spacy_dynoracle
 from spacy_dynoracle.parser import DynOracleParser
-from synthetic import make_examples
+from synthetic import make_examples, train
 
 
 def make_nlp(**config):
@@ -19,22 +19,6 @@ def make_nlp(**config):
     config.setdefault("min_action_freq", 1)
     nlp.add_pipe("dynoracle_parser", config=config)
     return nlp
-
-
-def train(nlp, examples, epochs=6, seed=0, batch=8, drop=0.0):
-    random.seed(seed)
-    spacy.util.fix_random_seed(seed)
-    nlp.initialize(lambda: examples)
-    parser = nlp.get_pipe("dynoracle_parser")
-    history = []
-    for epoch in range(epochs):
-        parser.epoch = epoch
-        losses = {}
-        random.shuffle(examples)
-        for i in range(0, len(examples), batch):
-            nlp.update(examples[i:i + batch], losses=losses, drop=drop)
-        history.append(losses["dynoracle_parser"])
-    return history
 
 
 def uas(nlp, examples):

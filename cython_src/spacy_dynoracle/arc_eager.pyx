@@ -153,6 +153,22 @@ cdef inline int kids_headless_on_stack(const StateC* st, const GoldC* g, int h) 
     return n
 
 
+cdef inline weight_t push_b0_gn_cost(const StateC* st, const GoldC* g, bint right) noexcept nogil:
+    """G&N cost of pushing b0, by SHIFT or (right) by RIGHT as s0's dependent: its left gold
+    dependents still headless on the stack, |D(b0) ∩ Σ_L|, plus 1 if its own gold arc is
+    lost. A root b0 needs the root directly below it (RIGHT never gives that; SHIFT does on
+    an empty stack); a word's head h other than s0 is lost if on the stack, and under RIGHT
+    (b0 gets s0 as its head) also if still in the buffer (h > b0)."""
+    cdef int b0 = st.B(0)
+    cdef int h = g.heads[b0]
+    cdef weight_t cost = kids_headless_on_stack(st, g, b0)
+    if h == b0:
+        cost += 1 if (right or st.stack_depth() >= 1) else 0
+    elif h >= 0 and h != st.S(0) and ((right and h > b0) or on_stack(st, h)):
+        cost += 1
+    return cost
+
+
 cdef class ShiftCost:
     """SHIFT pushes b0 (spec SH: an L word, head to be found later); validity and action
     are system_base.Shift's.
@@ -162,14 +178,7 @@ cdef class ShiftCost:
     """
     @staticmethod
     cdef weight_t gn_cost(const StateC* st, const GoldC* g) noexcept nogil:
-        cdef int b0 = st.B(0)
-        cdef int h = g.heads[b0]
-        cdef weight_t cost = kids_headless_on_stack(st, g, b0)
-        if h == b0:
-            cost += st.stack_depth() >= 1
-        elif h >= 0 and h != st.S(0) and on_stack(st, h):
-            cost += 1
-        return cost
+        return push_b0_gn_cost(st, g, False)
 
 
 cdef class RightArc:
@@ -192,14 +201,7 @@ cdef class RightArc:
 
     @staticmethod
     cdef weight_t gn_cost(const StateC* st, const GoldC* g) noexcept nogil:
-        cdef int b0 = st.B(0)
-        cdef int h = g.heads[b0]
-        cdef weight_t cost = kids_headless_on_stack(st, g, b0)
-        if h == b0:
-            cost += 1                       # the root arc needed b0 directly on the root
-        elif h >= 0 and h != st.S(0) and (h > b0 or on_stack(st, h)):
-            cost += 1
-        return cost
+        return push_b0_gn_cost(st, g, True)
 
 
 cdef class Reduce:

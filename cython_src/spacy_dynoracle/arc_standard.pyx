@@ -63,7 +63,6 @@ cdef class ArcStandard(DynOracleSystem):
     # so training stays reproducible; arc_standard_oracle.pyx, "Budget"); 0 = no guard
     options = {"budget": 1000000}
     cdef vector[int] _nodes
-    cdef bint force_general
     cdef int _last_path             # AS_PATH_* flags of the last move_costs
     cdef long _path_counts[8]       # states through the oracle, and per AS_PATH_* flag
     cdef readonly long budget       # the guard's limit on one DP's cells (0: none)
@@ -84,10 +83,6 @@ cdef class ArcStandard(DynOracleSystem):
         self.budget = int(self.cfg["budget"])
         if self.budget < 0:
             raise ValueError(f"arc_standard: budget must be >= 0 (0 = no guard), got {self.budget}")
-
-    def set_oracle(self, oracle):
-        DynOracleSystem.set_oracle(self, oracle)
-        self.force_general = oracle == "general"
 
     cdef int declare_moves(self) except -1:
         DynOracleSystem.declare_moves(self)
@@ -160,7 +155,8 @@ cdef class ArcStandard(DynOracleSystem):
     # ---- gold ------------------------------------------------------------------------
     def attach_oracle(self, DynGold gold):
         """The base's hook (init_gold and the Simulator): the oracle's gold, once per Doc."""
-        return attach_oracle(gold, self.force_general, self.budget)
+        # "general": the general DP even on complete projective gold (the [GSS14] one otherwise)
+        return attach_oracle(gold, self.oracle == "general", self.budget)
 
     cdef bint last_costs_bounded(self) noexcept:
         """The last move_costs ran over budget and a gold arc crossed the split it made:
