@@ -98,21 +98,30 @@ cdef inline int pending_kids(const EFGold* g, int d, const char* in_list) noexce
     return count
 
 
+cdef inline int action_dependent(const int* lam, int action, int* head) noexcept nogil:
+    """The dependent node of an action (the layout of easy_first_oracle.pxd), its head node
+    in head[0]; -1 for LEFT at pair 0, which is no move (the virtual root takes no head)."""
+    cdef int i = action // 2
+    if action % 2 == EF_RIGHT:
+        head[0] = lam[i]
+        return lam[i + 1]
+    head[0] = lam[i + 1]
+    return -1 if lam[i] == VIRTUAL_ROOT_NODE else lam[i]
+
+
 cdef void ef_formula_costs(const EFGold* g, const int* lam, int size, const char* in_list,
                            int* cost) noexcept nogil:
     """§5.3 for every action: C(h, d) = [g(d) pending and g(d) != h] + |D(d) pending|
     (an unknown gold head costs nothing itself)."""
-    cdef int i, h, d, gd
-    for i in range(size - 1):
-        for gd in range(2):
-            h = lam[i] if gd == EF_RIGHT else lam[i + 1]
-            d = lam[i + 1] if gd == EF_RIGHT else lam[i]
-            if d == VIRTUAL_ROOT_NODE:
-                cost[2 * i + gd] = 0       # LEFT at pair 0: not a move
-                continue
-            cost[2 * i + gd] = pending_kids(g, d, in_list)
-            if g.head[d] >= 0 and g.head[d] != h and in_list[g.head[d]] != 0:
-                cost[2 * i + gd] += 1
+    cdef int a, h, d
+    for a in range(2 * (size - 1)):
+        d = action_dependent(lam, a, &h)
+        if d < 0:
+            cost[a] = 0
+            continue
+        cost[a] = pending_kids(g, d, in_list)
+        if g.head[d] >= 0 and g.head[d] != h and in_list[g.head[d]] != 0:
+            cost[a] += 1
 
 
 cdef inline int gold_weight(const EFGold* g, const int* lam, int h, int d) noexcept nogil:
@@ -227,18 +236,13 @@ cdef void ef_static_costs(const EFGold* g, const int* lam, int size, const char*
                           int* cost) noexcept nogil:
     """The non-deterministic static oracle (§6): 0 for an action that adds a gold (or
     unknown-head) arc whose dependent has no pending gold dependent, 1 otherwise."""
-    cdef int i, h, d, gd
-    for i in range(size - 1):
-        for gd in range(2):
-            h = lam[i] if gd == EF_RIGHT else lam[i + 1]
-            d = lam[i + 1] if gd == EF_RIGHT else lam[i]
-            if d == VIRTUAL_ROOT_NODE:
-                cost[2 * i + gd] = 0
-                continue
-            if (g.head[d] < 0 or g.head[d] == h) and pending_kids(g, d, in_list) == 0:
-                cost[2 * i + gd] = 0
-            else:
-                cost[2 * i + gd] = 1
+    cdef int a, h, d
+    for a in range(2 * (size - 1)):
+        d = action_dependent(lam, a, &h)
+        if d < 0:
+            cost[a] = 0
+            continue
+        cost[a] = 0 if (g.head[d] < 0 or g.head[d] == h) and pending_kids(g, d, in_list) == 0 else 1
 
 
 cdef int ef_first_zero(const int* cost, int size) noexcept nogil:
