@@ -19,6 +19,12 @@ SYSTEMS = {
     "swap": ("swap", "SwapSystem"),
 }
 
+#: systems with their own state instead of spaCy's StateC (a list of pending heads), driven
+#: by the Simulator and the brute-force suite; not parser components yet (issue 22 part 2)
+LIST_SYSTEMS = {
+    "easy_first": ("easy_first", "EasyFirst"),
+}
+
 
 #: spaCy releases whose C headers (all 39 .pxd files) are byte-identical, so extensions
 #: built against one of them run with any other (README, "spaCy versions"; keep in step
@@ -71,11 +77,12 @@ def load_compiled(module: str):
     return import_module(f"{__name__}.{module}")
 
 
-def get_system_class(name: str):
-    """The TransitionSystem class registered under `name`."""
-    if name not in SYSTEMS:
+def get_system_class(name: str, registry=None):
+    """The TransitionSystem class registered under `name` (in SYSTEMS, or `registry`)."""
+    registry = SYSTEMS if registry is None else registry
+    if name not in registry:
         raise ValueError(
-            f"unknown transition_system {name!r}; choose one of {sorted(SYSTEMS)}"
+            f"unknown transition_system {name!r}; choose one of {sorted(registry)}"
         )
-    module, cls = SYSTEMS[name]
+    module, cls = registry[name]
     return getattr(load_compiled(module), cls)

@@ -25,18 +25,28 @@ The contract above is stable; everything else here is an extension:
 * `sim.training_costs(gold_heads, gold_labels)`: the labelled costs greedy training uses,
   i.e. `costs(...)` narrowed by the `eager_root` and `close_sentences` options
   (`Simulator(..., eager_root=True)`).
+
+Systems with their own state instead of spaCy's StateC (`LIST_SYSTEMS`: easy-first) get a
+`ListSimulator` with the same contract: actions are named by move and place ("ROOT",
+"RIGHT@2", "LEFT@2": pair 2 of the pending list), `stack()` is the pending list and
+`buffer()` is empty.
 """
 from typing import Dict, List, Optional, Sequence
 
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
-from . import get_system_class, load_compiled
+from . import LIST_SYSTEMS, get_system_class, load_compiled
 
-__all__ = ["Simulator"]
+__all__ = ["Simulator", "ListSimulator"]
 
 
 class Simulator:
+    def __new__(cls, system: str, *args, **kwargs):
+        if cls is Simulator and system in LIST_SYSTEMS:
+            return super().__new__(ListSimulator)
+        return super().__new__(cls)
+
     def __init__(self, system: str, n_words: int, *, labels: Sequence[str] = (),
                  sent_starts: Optional[Sequence[int]] = None, **options):
         if n_words < 1:
@@ -116,7 +126,7 @@ class Simulator:
         return self
 
     def copy(self) -> "Simulator":
-        new = object.__new__(Simulator)
+        new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
         new.state = self.state.copy()
         return new
@@ -200,3 +210,84 @@ class Simulator:
         self.moves.attach_oracle(gold)  # per-document oracle data, exactly as init_gold
         self._gold_cache = (key, gold)
         return gold
+
+
+class ListSimulator(Simulator):
+    """The Simulator of a system with its own state (LIST_SYSTEMS): the same contract,
+    through the system's compiled state, moves and oracles (easy_first.pyx)."""
+
+    def __init__(self, system: str, n_words: int, *, labels: Sequence[str] = (),
+                 sent_starts: Optional[Sequence[int]] = None, **options):
+        if n_words < 1:
+            raise ValueError("a Simulator needs at least one word")
+        base = load_compiled("system_base")
+        self._gold_class = base.DynGold
+        self.system_name = system
+        self.n_words = n_words
+        self.vocab = Vocab()
+        if sent_starts is not None and len(sent_starts) != n_words:
+            raise ValueError("sent_starts needs one value per word")
+        cls = get_system_class(system, LIST_SYSTEMS)
+        self.moves = cls(self.vocab.strings, **options)
+        self._labels = list(labels)
+        # every arc carries one of these labels ("dep": spaCy's back-off, as in the other systems)
+        self._label_ids = [self.vocab.strings.add(lab) for lab in ["dep"] + self._labels]
+        self._gold_cache = None
+        module = load_compiled(LIST_SYSTEMS[system][0])
+        self.state = module.EasyFirstState(n_words, sent_starts)
+
+    def actions(self, labelled: bool = False) -> List[str]:
+        valid = [self.moves.action_name(a) for a in self.moves._sim_actions(self.state)]
+        if not labelled:
+            return valid
+        return [a if a == "ROOT" else f"{a}-{self.vocab.strings[lab]}"
+                for a in valid for lab in ([0] if a == "ROOT" else self._label_ids)]
+
+    def costs(self, gold_heads: Sequence[int],
+              gold_labels: Optional[Sequence[Optional[str]]] = None) -> Dict[str, int]:
+        gold = self._gold(gold_heads, gold_labels)
+        if gold_labels is None:
+            return {self.moves.action_name(a): int(c)
+                    for a, c in self.moves._sim_costs(self.state, gold).items()}
+        out = {}
+        for (a, lab), c in self.moves._sim_class_costs(self.state, gold, self._label_ids).items():
+            name = self.moves.action_name(a)
+            out[name if name == "ROOT" else f"{name}-{self.vocab.strings[lab]}"] = int(c)
+        return out
+
+    def training_costs(self, gold_heads, gold_labels):
+        """No training-target options yet (part 2): the labelled costs."""
+        return self.costs(gold_heads, gold_labels)
+
+    def apply(self, action: str) -> "ListSimulator":
+        name, _, label = action.partition("-")
+        act = self.moves.action_id(name)
+        if name == "ROOT":
+            label_id = self.vocab.strings.add("ROOT")
+        else:
+            label_id = self.vocab.strings.add(label or "dep")
+            if label_id not in self._label_ids:
+                raise ValueError(f"no label {label!r} in this simulator; labels are "
+                                 f"{['dep'] + self._labels}")
+        self.moves._sim_apply(self.state, act, label_id)
+        return self
+
+    def static_move(self, gold_heads: Sequence[int]) -> Optional[str]:
+        act = self.moves._sim_static_action(self.state, self._gold(gold_heads, None))
+        return self.moves.action_name(act) if act >= 0 else None
+
+    def is_final(self) -> bool:
+        return bool(self.state.is_final())
+
+    def heads(self) -> List[int]:
+        return self.state.heads
+
+    def labels(self) -> List[str]:
+        return ["" if h < 0 else self.vocab.strings[lab]
+                for h, lab in zip(self.state.heads, self.state.label_ids)]
+
+    def stack(self) -> List[int]:
+        return self.state.pending
+
+    def buffer(self) -> List[int]:
+        return []

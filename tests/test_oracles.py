@@ -38,6 +38,12 @@ ORACLE_CASES = [
      ("projective", "nonprojective", "multi", "uncovered", "partial")),
     ("attardi3-table", "attardi", {"degree": 3, "bounds": False},
      ("projective", "nonprojective", "multi", "uncovered", "partial")),
+    # easy_first (issue 22): GN13's arc-decomposition cost on complete projective gold, the
+    # inside-outside DP of easy_first_oracle.pyx otherwise: exact on every kind of gold;
+    # "-dp": the DP on every gold (docs/systems/easy_first.md)
+    ("easy_first", "easy_first", {}, ("projective", "nonprojective", "multi", "partial")),
+    ("easy_first-dp", "easy_first", {"projective_formula": False},
+     ("projective", "nonprojective", "multi", "partial")),
 ]
 # name, system, options, gold kinds the static oracle must rebuild
 STATIC_CASES = [
@@ -58,6 +64,7 @@ STATIC_CASES = [
 INEXACT_CASES = [
     ("arc_eager-goldberg-nivre", "arc_eager", {"oracle": "goldberg-nivre"}),
     ("arc_hybrid-goldberg-nivre", "arc_hybrid", {"oracle": "goldberg-nivre"}),
+    ("easy_first-goldberg-nivre", "easy_first", {"oracle": "goldberg-nivre"}),
 ]
 
 
@@ -640,7 +647,7 @@ def test_cut_path_follows_the_static_move_where_it_is_optimal(system, options):
 # ---- preset sentence boundaries (docs/conventions.md, "Sentences") ------------------------
 PRESET_SYSTEMS = [("arc_standard", {}), ("lr_spine", {"max_k": 2}), ("lr_spine", {"max_k": 3}),
                   ("arc_hybrid", {}), ("arc_eager", {}), ("attardi", {"degree": 2}),
-                  ("attardi", {"degree": 3}), ("swap", {})]
+                  ("attardi", {"degree": 3}), ("swap", {}), ("easy_first", {})]
 PRESET_IDS = [s + "".join(f"-{v}" for v in o.values()) for s, o in PRESET_SYSTEMS]
 
 
