@@ -19,7 +19,8 @@ def test_project_file_parses():
             "quick-report", "benchmarks", "udpipe", "matrix-udpipe"} <= commands
     assert config["workflows"]["quick"] == ["quick-runs", "quick-report"]
     assert config["workflows"]["matrix"] == ["matrix-runs", "matrix-udpipe", "matrix-report"]
-    assert config["workflows"]["converged"] == ["converged-runs", "converged-udpipe", "converged-report"]
+    assert config["workflows"]["converged"] == ["converged-runs", "converged-udpipe", "biaffine-venv",
+                                                "converged-biaffine", "converged-report"]
     converged = next(c for c in config["commands"] if c["name"] == "converged-runs")["script"][0]
     assert "--pipelines tagger" in converged and "--patience" in converged
     for asset in config["assets"]:

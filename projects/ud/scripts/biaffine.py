@@ -44,7 +44,8 @@ CHECK = ("import spacy, spacy_experimental, torch; "
 
 def venv_python(venv=None) -> Path:
     """The venv's python; stops with how to make the venv when it is missing."""
-    python = Path(venv or DEFAULT_VENV) / "bin" / "python"
+    # absolute, not resolved: the venv's python is a symlink to the python it was made from
+    python = Path(venv or DEFAULT_VENV).absolute() / "bin" / "python"
     if not python.exists():
         raise SystemExit(f"no biaffine venv at {Path(venv or DEFAULT_VENV)}: make it with "
                          f"`python -m spacy project run biaffine-venv` (scripts/biaffine.py --make-venv)")
