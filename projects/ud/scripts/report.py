@@ -51,6 +51,24 @@ UNRANKED = {"best epoch", "epochs"}
 #: biaffine parser (scripts/biaffine.py); system -> its column in the comparison with ours
 EXTERNAL = {"udpipe1": "UDPipe 1 best", "biaffine": "biaffine parser"}
 GOLD_SENTENCES_ONLY = {"udpipe1"}   # parses gold sentences only: its test scores are those
+#: what the report says about each peer's rows when it has some
+PEER_NOTES = {
+    "udpipe1": "udpipe1-* rows: UDPipe 1 (scripts/udpipe_peer.py) with its own tagger and the "
+               "named Parsito parser, trained on the same train/dev split, parsing the same gold "
+               "words with predicted UPOS/FEATS; unlike the spaCy runs it parses one gold "
+               "sentence at a time (gold sentence boundaries) with its default beam search "
+               "(beam_search=5; the spaCy parsers are greedy: the greedy scores of the same "
+               "model are in its eval_*.json and in the comparison with spaCy's parser), its "
+               "words/s include its tagger, its train time includes training the tagger, and its "
+               "training is deterministic (one run). See run.json of each for the exact UDPipe options.",
+    "biaffine": "biaffine rows: spaCy's biaffine parser (spacy-experimental 0.6.4, "
+                "configs/biaffine_tagger.cfg, scripts/biaffine.py): the same tok2vec, tagger, "
+                "morphologizer, Docs, batcher, optimizer and stopping rule as the spaCy runs, with a "
+                "senter and an arc predicter (pairwise bilinear arc scores, a maximum spanning tree "
+                "per sentence: natively non-projective) and an arc labeler in place of the parser; "
+                "spaCy 3.7 and torch (one thread) in their own venv. Greedy (no beam); it "
+                "segments with its senter.",
+}
 
 
 def dig(data, path):
@@ -524,24 +542,9 @@ def main(argv=None):
               "CPU seconds of `spacy train` (both robust to other jobs on a shared machine); "
               "train s = its wall-clock time. Mean ± std over seeds; best mean per column in "
               "**bold**.", ""]
-    if any(r["info"]["system"] == "udpipe1" for r in runs):
-        lines += ["udpipe1-* rows: UDPipe 1 (scripts/udpipe_peer.py) with its own tagger and the "
-                  "named Parsito parser, trained on the same train/dev split, parsing the same gold "
-                  "words with predicted UPOS/FEATS; unlike the spaCy runs it parses one gold "
-                  "sentence at a time (gold sentence boundaries) with its default beam search "
-                  "(beam_search=5; the spaCy parsers are greedy: the greedy scores of the same "
-                  "model are in its eval_*.json and in the comparison with spaCy's parser), its "
-                  "words/s include its tagger, "
-                  "its train time includes training the tagger, and its training is deterministic "
-                  "(one run). See run.json of each for the exact UDPipe options.", ""]
-    if any(r["info"]["system"] == "biaffine" for r in runs):
-        lines += ["biaffine rows: spaCy's biaffine parser (spacy-experimental 0.6.4, "
-                  "configs/biaffine_tagger.cfg, scripts/biaffine.py): the same tok2vec, tagger, "
-                  "morphologizer, Docs, batcher, optimizer and stopping rule as the spaCy runs, with a "
-                  "senter and an arc predicter (pairwise bilinear arc scores, a maximum spanning tree "
-                  "per sentence: natively non-projective) and an arc labeler in place of the parser; "
-                  "spaCy 3.7 and torch (one thread) in their own venv. Greedy (no beam); it "
-                  "segments with its senter.", ""]
+    for system, note in PEER_NOTES.items():
+        if any(r["info"]["system"] == system for r in runs):
+            lines += [note, ""]
     lines += summary(groups)
     for (tb, pipe), by_id in groups.items():
         lines += [f"## {tb} ({pipe} pipeline)", ""]
