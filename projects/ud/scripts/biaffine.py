@@ -34,7 +34,8 @@ DEFAULT_VENV = PROJECT / ".venv-biaffine"
 #: the CPU build of torch (the default torch wheel of the registry pulls in CUDA); here it is
 #: a local wheel that pip finds through its find-links
 DEFAULT_TORCH = "torch==2.13.0+cpu"
-REQUIREMENTS = ("spacy>=3.7.5,<3.8.0", "spacy-experimental==0.6.4")
+#: spaCy 3.7's CLI imports click, which the typer releases it allows no longer pull in
+REQUIREMENTS = ("spacy>=3.7.5,<3.8.0", "spacy-experimental==0.6.4", "click>=8.0,<9")
 CHECK = ("import spacy, spacy_experimental, torch; "
          "from spacy_experimental.biaffine_parser.arc_predicter import ArcPredicter; "
          "assert spacy.__version__.startswith('3.7.'), spacy.__version__; print(spacy.__version__)")
