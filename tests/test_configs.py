@@ -79,6 +79,8 @@ def test_biaffine_peer_differs_from_the_stock_tagger_config_only_in_its_parser()
     # the dynoracle epoch callback has nothing to drive here
     assert stock["training"].pop("before_update") == {"@callbacks": "spacy_dynoracle.set_epoch.v1"}
     assert "before_update" not in biaffine["training"]
+    assert biaffine["initialize"].pop("before_init") == {"@callbacks": "spacy_dynoracle_ud.root_label_string.v1"}
+    assert stock["initialize"].pop("before_init") is None
     for cfg, parser in ((stock, ("parser",)), (biaffine, BIAFFINE_PARSER)):
         cfg["nlp"]["pipeline"] = [p for p in cfg["nlp"]["pipeline"] if p not in parser]
         cfg["components"] = {k: v for k, v in cfg["components"].items() if k not in parser}
