@@ -54,3 +54,34 @@ def test_tagger_pipeline_adds_only_tagging(plain, tagged):
         assert listener["@architectures"] == "spacy.Tok2VecListener.v1"   # shares the tok2vec
         assert b["training"]["score_weights"].get({"tagger": "tag_acc", "morphologizer": "pos_acc"}[name]) == 0.0
     assert without_tagging(b) == a
+
+
+BIAFFINE_PARSER = ("senter", "arc_predicter", "arc_labeler")
+
+
+def test_biaffine_peer_differs_from_the_stock_tagger_config_only_in_its_parser():
+    """configs/biaffine_tagger.cfg (spaCy's biaffine parser, trained in its own venv) has the
+    stock tagger config's tok2vec, tagger, morphologizer, corpora, batcher, optimizer and
+    training settings; only the parser is replaced by a senter, the arc predicter and the arc
+    labeler, which share the tok2vec, and the senter annotates during training."""
+    stock, biaffine = load("spacy_parser_tagger.cfg"), load("biaffine_tagger.cfg")
+    assert biaffine["nlp"]["pipeline"] == ["tok2vec", "tagger", "morphologizer", *BIAFFINE_PARSER]
+    assert biaffine["components"]["arc_predicter"]["factory"] == "experimental_arc_predicter"
+    assert biaffine["components"]["arc_labeler"]["factory"] == "experimental_arc_labeler"
+    for name in BIAFFINE_PARSER:
+        assert biaffine["components"][name]["model"]["tok2vec"] == stock["components"]["parser"]["model"]["tok2vec"]
+    for name in ("arc_predicter", "arc_labeler"):   # model-best on the same dev score
+        assert biaffine["components"][name]["scorer"] == stock["components"]["parser"]["scorer"]
+    assert biaffine["components"]["arc_predicter"]["model"]["hidden_width"] == \
+        stock["components"]["parser"]["model"]["hidden_width"]
+    assert biaffine["training"].pop("annotating_components") == ["senter"]
+    assert stock["training"].pop("annotating_components") == []
+    # the dynoracle epoch callback has nothing to drive here
+    assert stock["training"].pop("before_update") == {"@callbacks": "spacy_dynoracle.set_epoch.v1"}
+    assert "before_update" not in biaffine["training"]
+    assert biaffine["initialize"].pop("before_init") == {"@callbacks": "spacy_dynoracle_ud.root_label_string.v1"}
+    assert stock["initialize"].pop("before_init") is None
+    for cfg, parser in ((stock, ("parser",)), (biaffine, BIAFFINE_PARSER)):
+        cfg["nlp"]["pipeline"] = [p for p in cfg["nlp"]["pipeline"] if p not in parser]
+        cfg["components"] = {k: v for k, v in cfg["components"].items() if k not in parser}
+    assert biaffine == stock

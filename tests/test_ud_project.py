@@ -1,5 +1,6 @@
 """projects/ud: the weasel project file parses, and its run matrix is enumerated from the
 package's registry (a newly registered system joins without edits)."""
+import os
 import sys
 from pathlib import Path
 
@@ -18,7 +19,8 @@ def test_project_file_parses():
             "quick-report", "benchmarks", "udpipe", "matrix-udpipe"} <= commands
     assert config["workflows"]["quick"] == ["quick-runs", "quick-report"]
     assert config["workflows"]["matrix"] == ["matrix-runs", "matrix-udpipe", "matrix-report"]
-    assert config["workflows"]["converged"] == ["converged-runs", "converged-udpipe", "converged-report"]
+    assert config["workflows"]["converged"] == ["converged-runs", "converged-udpipe", "biaffine-venv",
+                                                "converged-biaffine", "converged-report"]
     converged = next(c for c in config["commands"] if c["name"] == "converged-runs")["script"][0]
     assert "--pipelines tagger" in converged and "--patience" in converged
     for asset in config["assets"]:
@@ -441,3 +443,137 @@ def test_run_options_keep_their_ids_and_reach_the_command_line_as_given(tmp_path
     text = " ".join(train_command(run, files, tmp_path / "out"))
     assert "--components.parser.system_options.degree 3" in text
     assert "--components.parser.system_options.prune false" in text
+
+
+def _fake_venv(tmp_path):
+    python = tmp_path / "venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text("")
+    return tmp_path / "venv"
+
+
+def test_biaffine_run_trains_in_its_venv_with_the_same_overrides(tmp_path):
+    """--run biaffine: `spacy train` of configs/biaffine_tagger.cfg with the venv's python,
+    the --code file that registers the CoNLL-U reader there, and the overrides of spaCy's
+    parser run; without XPOS only the tagger leaves the pipeline."""
+    import matrix
+    import run_matrix
+    from biaffine import CODE
+    from train_one import train_command
+
+    run = run_matrix.parse_run("biaffine")
+    assert (run.id, run.system, run.dynamic, run.overrides()) == ("biaffine", "biaffine", False, {})
+    train = tmp_path / "x-ud-train.conllu"
+    train.write_text("1\ta\t_\tX\t_\t_\t0\troot\t_\t_\n\n")          # no XPOS
+    files = {"train": train, "dev": None, "test": None}
+    venv = _fake_venv(tmp_path)
+    cmd = train_command(run, files, tmp_path / "out", pipeline="tagger", seed=1, epochs=3,
+                        patience=600, eval_frequency=100, venv=venv)
+    stock = train_command(matrix.make_run("spacy"), files, tmp_path / "out", pipeline="tagger",
+                          seed=1, epochs=3, patience=600, eval_frequency=100)
+    assert cmd[:4] == [str(venv / "bin" / "python"), "-m", "spacy", "train"]
+    assert cmd[5:7] == ["--output", str(tmp_path / "out")]
+    assert cmd[4].endswith("configs/biaffine_tagger.cfg") and cmd[7:9] == ["--code", str(CODE)]
+    pipeline = cmd.index("--nlp.pipeline")
+    assert cmd[pipeline + 1] == '["tok2vec","morphologizer","senter","arc_predicter","arc_labeler"]'
+    assert stock[stock.index("--nlp.pipeline") + 1] == '["tok2vec","morphologizer","parser"]'
+    assert cmd[9:pipeline] + cmd[pipeline + 2:] == stock[7:stock.index("--nlp.pipeline")] + \
+        stock[stock.index("--nlp.pipeline") + 2:]
+    with pytest.raises(SystemExit, match="no 'parser' pipeline"):
+        train_command(run, files, tmp_path / "out", pipeline="parser", venv=venv)
+    with pytest.raises(SystemExit, match="biaffine-venv"):
+        train_command(run, files, tmp_path / "out", pipeline="tagger", venv=tmp_path / "none")
+    with pytest.raises(SystemExit, match="a call of its own"):
+        run_matrix.main(["--treebanks", "UD_X", "--run", "biaffine", "--set", "a.b=1", "--variant", "v",
+                         "--dry-run"])
+
+
+def test_biaffine_predictions_come_back_with_the_pipelines_sentences(tmp_path):
+    """The venv's parse comes back as Docs with its heads, labels, tags and sentence starts:
+    the senter's (or preset) sentences are kept even where the spanning tree of a sentence
+    has two roots, which evaluate_run counts."""
+    from spacy.vocab import Vocab
+
+    from biaffine import parsed_doc
+    from evaluate_run import multi_root_sentences
+
+    record = {"words": ["a", "b", "c", "d", "e"], "spaces": [True] * 5}
+    parsed = {"heads": [0, 0, 2, 2, 4], "deps": ["ROOT", "obj", "ROOT", "punct", "ROOT"],
+              "pos": ["NOUN", "", "VERB", "X", "X"], "tags": [""] * 5,
+              "morphs": ["Case=Nom", "", "", "", ""], "sent_starts": [True, False, False, False, True]}
+    doc = parsed_doc(Vocab(), record, parsed)
+    assert [(s.start, s.end) for s in doc.sents] == [(0, 4), (4, 5)]   # not the tree's 3
+    assert [t.head.i for t in doc] == parsed["heads"] and [t.dep_ for t in doc] == parsed["deps"]
+    assert [t.pos_ for t in doc] == parsed["pos"] and str(doc[0].morph) == "Case=Nom"
+    assert not doc.has_annotation("TAG")
+    assert multi_root_sentences([doc]) == 1
+
+
+def test_biaffine_venv_pipeline_parses_in_another_python(tmp_path, monkeypatch):
+    """VenvPipeline sends the input Docs to `biaffine.py --parse` in the given python and reads
+    back what that pipeline predicts (here a small spaCy pipeline run by this python, with a
+    stand-in torch module): the same heads, labels and sentences as parsing in-process, and a
+    timed second pass."""
+    import spacy
+    from spacy.tokens import Doc
+    from spacy.training import Example
+
+    from biaffine import VenvPipeline
+
+    nlp = spacy.blank("xx")
+    nlp.add_pipe("parser")
+    words = ["a", "b", "c", "d"]
+    gold = Example.from_dict(nlp.make_doc("a b c d"), {"heads": [1, 1, 3, 1], "deps": ["x", "ROOT", "y", "z"]})
+    nlp.initialize(lambda: [gold])
+    nlp.to_disk(tmp_path / "model")
+    (tmp_path / "stub" / "torch").mkdir(parents=True)
+    (tmp_path / "stub" / "torch" / "__init__.py").write_text("def set_num_threads(n):\n    pass\n")
+    monkeypatch.setenv("PYTHONPATH", f"{tmp_path / 'stub'}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    pipeline = VenvPipeline(tmp_path / "model", Path(sys.executable))
+    inputs = [Doc(pipeline.vocab, words=words), Doc(pipeline.vocab, words=words, sent_starts=[1, -1, 1, -1])]
+    got = list(pipeline.pipe(inputs))
+    here = list(spacy.load(tmp_path / "model").pipe(
+        [Doc(nlp.vocab, words=words), Doc(nlp.vocab, words=words, sent_starts=[1, -1, 1, -1])]))
+    for mine, theirs in zip(got, here):
+        assert [(t.head.i, t.dep_) for t in mine] == [(t.head.i, t.dep_) for t in theirs]
+        assert [s.start for s in mine.sents] == [s.start for s in theirs.sents]
+    seconds, cpu = pipeline.timed_pipe(inputs)
+    assert seconds > 0 and cpu > 0
+
+
+def test_report_shows_the_biaffine_parser_as_a_peer(tmp_path):
+    """A biaffine run is a peer: its own column beside UDPipe 1 in the comparison with ours,
+    never 'best of ours', no dynamic-vs-static pair; unlike UDPipe it segments, so its test
+    scores are not taken as gold-sentence scores."""
+    import json
+
+    import report
+
+    def write(tb, rid, system, las, gold_las):
+        folder = tmp_path / tb / "tagger" / f"{rid}-s0"
+        folder.mkdir(parents=True)
+        info = {"treebank": tb, "pipeline": "tagger", "run": rid, "system": system,
+                "oracle": "dynamic" if system == "arc_eager" else None,
+                "dynamic": system == "arc_eager", "options": {}, "seed": 0}
+        (folder / "run.json").write_text(json.dumps(info))
+        (folder / "eval_test.json").write_text(json.dumps({"LAS": {"f1": las}, "NonProjArcs": {"recall": 5.0}}))
+        if gold_las is not None:
+            (folder / "eval_test_gold_sents.json").write_text(
+                json.dumps({"LAS": {"f1": gold_las}, "NonProjArcs": {"recall": 6.0}}))
+
+    for tb in ("UD_A", "UD_B"):
+        write(tb, "spacy_parser", "spacy", 60, 61)
+        write(tb, "arc_eager-dynamic", "arc_eager", 62, 63)
+        write(tb, "biaffine", "biaffine", 70, 72)
+        write(tb, "udpipe1-swap", "udpipe1", 75, None)
+    runs = report.load_runs(tmp_path)
+    biaffine = [r for r in runs if r["info"]["system"] == "biaffine"][0]
+    assert biaffine["test_gold_sents"]["LAS"]["f1"] == 72
+    text = "\n".join(report.summary(report.group(runs)))
+    segmenting, gold = text.split("gold sentence boundaries preset, as UDPipe 1 parses")
+    assert "| UDPipe 1 best | biaffine parser |" in segmenting
+    assert "| A (tagger) | 60.00 / 5.0 | 62.00 arc_eager-dynamic (1) | +2.00 | 5.0 arc_eager-dynamic | " \
+           "75.00 / 5.0 udpipe1-swap (1) | 70.00 / 5.0 biaffine (1) |" in segmenting
+    assert "| A (tagger) | 61.00 / 6.0 | 63.00 arc_eager-dynamic (1) | +2.00 | 6.0 arc_eager-dynamic | " \
+           "75.00 / 5.0 udpipe1-swap (1) | 72.00 / 6.0 biaffine (1) |" in gold
+    assert report.oracle_pairs(report.group(runs)[("UD_A", "tagger")]) == []

@@ -17,6 +17,10 @@ must respect them, as UDPipe 1 parses one gold sentence at a time) and the score
 eval_<split>_gold_sents.json, without the timed pass; --splits test scores only test.
 
     python scripts/evaluate_run.py --gold-sents --splits test training/*/*/parser/*-s[0-9]
+
+A biaffine run (scripts/biaffine.py) is scored the same way; only its pipeline runs in its
+venv, on the same input Docs. "multi_root_sentences" counts the predicted sentences with more
+than one root word (only the biaffine parser makes them).
 """
 import argparse
 import json
@@ -24,6 +28,7 @@ import time
 from pathlib import Path
 
 from udproj import PROJECT, dev_source, run_dir, treebank_files, write_json
+from matrix import BIAFFINE
 
 
 def tagging_accuracy(gold, pred) -> dict:
@@ -36,6 +41,36 @@ def tagging_accuracy(gold, pred) -> dict:
         if any(p for _, p in pairs):
             out[key] = 100.0 * sum(g == p for g, p in pairs) / len(pairs)
     return out
+
+
+def multi_root_sentences(docs) -> int:
+    """Predicted sentences with more than one root word: none where the sentences are read
+    off the tree (spaCy's parsers), possible for a pipeline whose parser decodes within the
+    sentences a senter set (the biaffine parser's spanning trees)."""
+    return sum(sum(t.head.i == t.i for t in sent) > 1 for doc in docs for sent in doc.sents)
+
+
+def timed_pipe(nlp, docs, batch_size) -> tuple:
+    """(wall, process CPU) seconds of nlp.pipe over the Docs; a pipeline that runs in another
+    process (biaffine.VenvPipeline) times itself there."""
+    if hasattr(nlp, "timed_pipe"):
+        return nlp.timed_pipe(docs, batch_size=batch_size)
+    start, cpu = time.perf_counter(), time.process_time()
+    for _ in nlp.pipe(docs, batch_size=batch_size):
+        pass
+    return time.perf_counter() - start, time.process_time() - cpu
+
+
+def load_pipeline(folder: Path, model: str, info: dict, venv=None):
+    """The trained pipeline of a run: spacy.load here, or the biaffine parser's in its venv
+    (the venv given, else the python it trained with)."""
+    if info.get("system") == BIAFFINE:
+        from biaffine import VenvPipeline, venv_python
+
+        return VenvPipeline(folder / model, venv_python(venv) if venv else Path(info["python"]))
+    import spacy
+
+    return spacy.load(folder / model)
 
 
 def evaluate(nlp, path, select="all", n_sents=10, batch_size=64, gold_sents=False):
@@ -52,13 +87,11 @@ def evaluate(nlp, path, select="all", n_sents=10, batch_size=64, gold_sents=Fals
     result.update(tagging_accuracy(gold, pred))
     result["settings"] = {"data": str(path), "select": select, "n_sents": n_sents,
                           "gold_sents": gold_sents}
+    result["multi_root_sentences"] = multi_root_sentences(pred)
     if gold_sents:      # scores only: the speed of record is that of the parser segmenting
         return result
     inputs = [words_only_copy(doc) for doc in gold]
-    start, cpu = time.perf_counter(), time.process_time()
-    for _ in nlp.pipe(inputs, batch_size=batch_size):
-        pass
-    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    seconds, cpu = timed_pipe(nlp, inputs, batch_size)
     n_words = sum(len(d) for d in gold)
     result["speed"] = {"words": n_words, "seconds": round(seconds, 3),
                        "words_per_s": round(n_words / seconds, 1),
@@ -73,9 +106,7 @@ def eval_path(folder: Path, split: str, gold_sents=False, model="model-best") ->
 
 
 def evaluate_run(folder: Path, ud_root=None, model="model-best", force=False, gold_sents=False,
-                 splits=("dev", "test")):
-    import spacy
-
+                 splits=("dev", "test"), venv=None):
     folder = Path(folder)
     if not (folder / "run.json").exists():     # still training, or a failed run
         print(f"skipped {folder}: no run.json (not trained yet)", flush=True)
@@ -94,7 +125,7 @@ def evaluate_run(folder: Path, ud_root=None, model="model-best", force=False, go
         if path is None or (out.exists() and not force):
             continue
         if nlp is None:
-            nlp = spacy.load(folder / model)
+            nlp = load_pipeline(folder, model, info, venv)
         result = evaluate(nlp, path, select=select, gold_sents=gold_sents)
         result["model"] = str(folder / model)
         write_json(out, result)
@@ -121,6 +152,8 @@ def main(argv=None):
     ap.add_argument("--gold-sents", action="store_true",
                     help="preset the gold sentence boundaries; writes eval_<split>_gold_sents.json")
     ap.add_argument("--splits", default="dev,test", help="dev,test (default) or one of them")
+    ap.add_argument("--biaffine-venv", type=Path, default=None,
+                    help="the venv that runs a biaffine run (default: the python it trained with)")
     args = ap.parse_args(argv)
     splits = [s for s in args.splits.split(",") if s]
     if not splits or set(splits) - {"dev", "test"}:
@@ -136,7 +169,7 @@ def main(argv=None):
         ap.error("give run folders or --treebank/--system/--oracle")
     for folder in runs:
         evaluate_run(folder, args.ud_root, args.model, args.force, gold_sents=args.gold_sents,
-                     splits=splits)
+                     splits=splits, venv=args.biaffine_venv)
 
 
 if __name__ == "__main__":

@@ -39,24 +39,33 @@ CONFIGS = {               # pipeline name -> (dynoracle config, stock config) in
     "parser": ("dynoracle.cfg", "spacy_parser.cfg"),
     "tagger": ("dynoracle_tagger.cfg", "spacy_parser_tagger.cfg"),
 }
+#: run id and system of spaCy's biaffine parser (scripts/biaffine.py), pipeline -> config;
+#: it has only the tagger pipeline, the one of the converged protocol
+BIAFFINE = "biaffine"
+BIAFFINE_CONFIGS = {"tagger": "biaffine_tagger.cfg"}
 
 
 @dataclass
 class Run:
     id: str
-    system: str                  # a SYSTEMS name, or "spacy" for the stock parser
+    system: str                  # a SYSTEMS name, "spacy" for the stock parser, or BIAFFINE
     oracle: Optional[str] = None
     dynamic: bool = False        # the oracle explores (cls.dynamic_oracles)
     options: Dict[str, object] = field(default_factory=dict)
 
     def config(self, pipeline: str = "parser") -> str:
+        if self.system == BIAFFINE:
+            if pipeline not in BIAFFINE_CONFIGS:
+                raise SystemExit(f"the biaffine parser has no {pipeline!r} pipeline: use "
+                                 f"{', '.join(BIAFFINE_CONFIGS)} (configs/{BIAFFINE_CONFIGS['tagger']})")
+            return BIAFFINE_CONFIGS[pipeline]
         dyn, stock = CONFIGS[pipeline]
         return stock if self.system == "spacy" else dyn
 
     def overrides(self) -> Dict[str, object]:
         """spacy train overrides selecting this run's system and oracle (the system's own
         options, e.g. degree, in its system_options)."""
-        if self.system == "spacy":
+        if self.system in ("spacy", BIAFFINE):
             return {}
         out = {"components.parser.transition_system": self.system,
                "components.parser.oracle": self.oracle}
@@ -88,9 +97,12 @@ def with_variant(run: Run, variant: str) -> Run:
 
 
 def make_run(system: str, oracle: Optional[str] = None, options=None) -> Run:
-    """The Run of one (system, oracle, options); system "spacy" = the stock parser."""
+    """The Run of one (system, oracle, options); system "spacy" = the stock parser,
+    BIAFFINE = spaCy's biaffine parser (a peer trained in its own venv)."""
     if system == "spacy":
         return Run(STOCK, "spacy")
+    if system == BIAFFINE:
+        return Run(BIAFFINE, BIAFFINE)
     from spacy_dynoracle import get_system_class
 
     cls = get_system_class(system)

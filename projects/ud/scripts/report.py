@@ -47,7 +47,28 @@ COLUMNS = [  # (header, eval split, path in the eval JSON, decimals)
 ]
 LOWER_IS_BETTER = {"train s", "train CPU s"}
 UNRANKED = {"best epoch", "epochs"}
-EXTERNAL = {"udpipe1"}   # peers trained outside spaCy (scripts/udpipe_peer.py)
+#: peers, neither ours nor spaCy's parser: UDPipe 1 (scripts/udpipe_peer.py) and spaCy's
+#: biaffine parser (scripts/biaffine.py); system -> its column in the comparison with ours
+EXTERNAL = {"udpipe1": "UDPipe 1 best", "biaffine": "biaffine parser"}
+GOLD_SENTENCES_ONLY = {"udpipe1"}   # parses gold sentences only: its test scores are those
+#: what the report says about each peer's rows when it has some
+PEER_NOTES = {
+    "udpipe1": "udpipe1-* rows: UDPipe 1 (scripts/udpipe_peer.py) with its own tagger and the "
+               "named Parsito parser, trained on the same train/dev split, parsing the same gold "
+               "words with predicted UPOS/FEATS; unlike the spaCy runs it parses one gold "
+               "sentence at a time (gold sentence boundaries) with its default beam search "
+               "(beam_search=5; the spaCy parsers are greedy: the greedy scores of the same "
+               "model are in its eval_*.json and in the comparison with spaCy's parser), its "
+               "words/s include its tagger, its train time includes training the tagger, and its "
+               "training is deterministic (one run). See run.json of each for the exact UDPipe options.",
+    "biaffine": "biaffine rows: spaCy's biaffine parser (spacy-experimental 0.6.4, "
+                "configs/biaffine_tagger.cfg, scripts/biaffine.py): the same tok2vec, tagger, "
+                "morphologizer, Docs, batcher, optimizer and stopping rule as the spaCy runs, with a "
+                "senter and an arc predicter (pairwise bilinear arc scores, a maximum spanning tree "
+                "per sentence: natively non-projective) and an arc labeler in place of the parser; "
+                "spaCy 3.7 and torch (one thread) in their own venv. Greedy (no beam); it "
+                "segments with its senter.",
+}
 
 
 def dig(data, path):
@@ -66,7 +87,7 @@ def load_runs(output: Path):
         for split in ("dev", "test", "test_gold_sents", "test_gold_sents_last"):
             path = folder / f"eval_{split}.json"
             run[split] = json.loads(path.read_text()) if path.exists() else None
-        if run["info"].get("system") in EXTERNAL:   # UDPipe 1 parses from gold sentences
+        if run["info"].get("system") in GOLD_SENTENCES_ONLY:   # UDPipe 1 parses gold sentences
             run["test_gold_sents"] = run["test"]
         log = folder / "train_log.jsonl"
         run["log"] = [json.loads(line) for line in log.read_text().splitlines() if line.strip()] \
@@ -191,6 +212,7 @@ def plots(groups, plot_dir: Path):
         means = [statistics.fmean([v for v in vs if v is not None] or [0]) for vs in vals]
         errs = [statistics.stdev(vs) if len(vs) > 1 else 0 for vs in vals]
         colors = ["tab:gray" if i == "spacy_parser" else
+                  "tab:purple" if groups[key][i][0]["info"]["system"] == "biaffine" else
                   "tab:green" if groups[key][i][0]["info"]["system"] in EXTERNAL else
                   ("tab:blue" if groups[key][i][0]["info"].get("dynamic") else "tab:orange") for i in ids]
         ax.bar(range(len(ids)), means, yerr=errs, color=colors, capsize=3)
@@ -205,7 +227,7 @@ def plots(groups, plot_dir: Path):
         for x, m in enumerate(means):
             ax.text(x, m, f"{m:.1f}", ha="center", va="bottom", **values)
     fig.suptitle("Test LAS by system x oracle (blue: exploring oracle, orange: static, grey: spaCy parser, "
-                 "green: UDPipe 1)", fontsize=9)
+                 "green: UDPipe 1, purple: spaCy's biaffine parser)", fontsize=9)
     fig.tight_layout()
     fig.savefig(plot_dir / "las_by_system.png", dpi=110)
     plt.close(fig)
@@ -400,8 +422,9 @@ def across(groups, keys, heads, path, split, second, second_split, decimals):
     """Rows: run ids trained on >= 2 treebanks; cells: mean `path` of `split` / mean `second`
     of `second_split` (seeds); the best first value per treebank in bold."""
     lines = ["| system-oracle | " + " | ".join(heads) + " |", "|---|" + "--:|" * len(keys)]
+    peers = {rid for k in keys for rid, rs in groups[k].items() if rs[0]["info"]["system"] in EXTERNAL}
     ids = sorted({rid for k in keys for rid in groups[k]},
-                 key=lambda rid: (rid != "spacy_parser", rid.startswith("udpipe1"), rid))
+                 key=lambda rid: (rid != "spacy_parser", rid in peers, rid))
     best = {k: max((mean_of(rs, path, split) or -1) for rs in groups[k].values()) for k in keys}
     for rid in ids:
         if sum(rid in groups[k] for k in keys) < 2:
@@ -422,12 +445,13 @@ def across(groups, keys, heads, path, split, second, second_split, decimals):
 
 
 def versus_peers(groups, keys, heads, split, title):
-    """Ours (the rows with the most seeds) against spaCy's parser and UDPipe 1 on `split`."""
-    lines = ["", f"Ours against spaCy's parser (pseudo-projective lifting) and UDPipe 1, test set, "
-             f"{title} (LAS / NP R; of ours, the rows with the most seeds; UDPipe 1 with its beam, "
-             f"greedy in brackets):", "",
-             "| treebank | spaCy parser | best LAS of ours | Δ LAS | best NP R of ours | UDPipe 1 best |",
-             "|---|--:|---|--:|---|--:|"]
+    """Ours (the rows with the most seeds) against spaCy's parser and each peer on `split`."""
+    lines = ["", f"Ours against spaCy's parser (pseudo-projective lifting), UDPipe 1 and spaCy's biaffine "
+             f"parser, test set, {title} (LAS / NP R; of ours, the rows with the most seeds; UDPipe 1 "
+             f"with its beam, greedy in brackets):", "",
+             "| treebank | spaCy parser | best LAS of ours | Δ LAS | best NP R of ours | "
+             + " | ".join(EXTERNAL.values()) + " |",
+             "|---|--:|---|--:|---|" + "--:|" * len(EXTERNAL)]
     for k, head in zip(keys, heads):
         by_id = groups[k]
         stock = by_id.get("spacy_parser")
@@ -446,18 +470,25 @@ def versus_peers(groups, keys, heads, split, title):
             continue
         b = max((r for r in las if las[r] is not None), key=las.get)
         n = max((r for r in nps if nps[r] is not None), key=nps.get, default=None)
-        peers = {rid: rs for rid, rs in by_id.items() if rs[0]["info"]["system"] in EXTERNAL}
-        peer = ""
-        if peers:
-            p = max(peers, key=lambda r: mean_of(peers[r], ("LAS", "f1"), split) or -1)
-            g = mean_of(peers[p], ("greedy", "LAS", "f1"), split)
-            p_np = mean_of(peers[p], ("NonProjArcs", "recall"), split)
-            peer = (f"{mean_of(peers[p], ('LAS', 'f1'), split):.2f}" + (f" ({g:.2f})" if g is not None else "")
-                    + (f" / {p_np:.1f}" if p_np is not None else "") + f" {p}")
+        peers = [peer_cell({rid: rs for rid, rs in by_id.items() if rs[0]["info"]["system"] == system}, split)
+                 for system in EXTERNAL]
         s_text = f"{s_las:.2f}" + (f" / {s_np:.1f}" if s_np is not None else "")
         n_text = f"{nps[n]:.1f} {n}" if n else "–"
-        lines.append(f"| {head} | {s_text} | {las[b]:.2f} {b} ({most}) | {las[b] - s_las:+.2f} | {n_text} | {peer} |")
+        lines.append(f"| {head} | {s_text} | {las[b]:.2f} {b} ({most}) | {las[b] - s_las:+.2f} | {n_text} | "
+                     + " | ".join(peers) + " |")
     return lines
+
+
+def peer_cell(peers, split) -> str:
+    """'LAS (greedy LAS) / NP R run id (seeds)' of the best of a peer's runs on `split`."""
+    scored = {rid: rs for rid, rs in peers.items() if mean_of(rs, ("LAS", "f1"), split) is not None}
+    if not scored:
+        return ""
+    p = max(scored, key=lambda r: mean_of(scored[r], ("LAS", "f1"), split))
+    g = mean_of(scored[p], ("greedy", "LAS", "f1"), split)
+    p_np = mean_of(scored[p], ("NonProjArcs", "recall"), split)
+    return (f"{mean_of(scored[p], ('LAS', 'f1'), split):.2f}" + (f" ({g:.2f})" if g is not None else "")
+            + (f" / {p_np:.1f}" if p_np is not None else "") + f" {p} ({len(scored[p])})")
 
 
 def versus_spacy(by_id):
@@ -511,16 +542,9 @@ def main(argv=None):
               "CPU seconds of `spacy train` (both robust to other jobs on a shared machine); "
               "train s = its wall-clock time. Mean ± std over seeds; best mean per column in "
               "**bold**.", ""]
-    if any(r["info"]["system"] in EXTERNAL for r in runs):
-        lines += ["udpipe1-* rows: UDPipe 1 (scripts/udpipe_peer.py) with its own tagger and the "
-                  "named Parsito parser, trained on the same train/dev split, parsing the same gold "
-                  "words with predicted UPOS/FEATS; unlike the spaCy runs it parses one gold "
-                  "sentence at a time (gold sentence boundaries) with its default beam search "
-                  "(beam_search=5; the spaCy parsers are greedy: the greedy scores of the same "
-                  "model are in its eval_*.json and in the comparison with spaCy's parser), its "
-                  "words/s include its tagger, "
-                  "its train time includes training the tagger, and its training is deterministic "
-                  "(one run). See run.json of each for the exact UDPipe options.", ""]
+    for system, note in PEER_NOTES.items():
+        if any(r["info"]["system"] == system for r in runs):
+            lines += [note, ""]
     lines += summary(groups)
     for (tb, pipe), by_id in groups.items():
         lines += [f"## {tb} ({pipe} pipeline)", ""]

@@ -16,7 +16,7 @@ import traceback
 from pathlib import Path
 
 from udproj import PROJECT, run_dir
-from matrix import all_runs, make_run, with_variant
+from matrix import BIAFFINE, all_runs, make_run, with_variant
 from spacy_dynoracle.options import parse_options
 
 
@@ -25,10 +25,10 @@ def csv(value):
 
 
 def parse_run(spec: str):
-    """'system:oracle[:key=value,...]' (or 'spacy') -> the matrix Run."""
+    """'system:oracle[:key=value,...]' (or 'spacy', or 'biaffine') -> the matrix Run."""
     parts = spec.split(":")
-    if parts[0] == "spacy":
-        return make_run("spacy")
+    if parts[0] in ("spacy", BIAFFINE):
+        return make_run(parts[0])
     if len(parts) < 2:
         raise SystemExit(f"--run {spec!r}: expected SYSTEM:ORACLE[:KEY=VALUE,...]")
     options = parse_options(parts[2].split(",")) if len(parts) > 2 and parts[2] else {}
@@ -52,7 +52,8 @@ def main(argv=None):
     ap.add_argument("--no-stock", action="store_true", help="leave spaCy's stock parser out")
     ap.add_argument("--run", action="append", default=[], metavar="SYSTEM:ORACLE[:KEY=VALUE,...]",
                     help="an explicit run instead of the registry's matrix (repeatable), e.g. "
-                         "arc_eager:static:projectivize=true, swap:nd-all:beam_width=8, spacy")
+                         "arc_eager:static:projectivize=true, swap:nd-all:beam_width=8, spacy, "
+                         "biaffine (spaCy's biaffine parser, trained in --biaffine-venv)")
     ap.add_argument("--pipelines", default="parser", help="parser,tagger")
     ap.add_argument("--seeds", default="0")
     ap.add_argument("--epochs", type=int, default=10)
@@ -69,6 +70,9 @@ def main(argv=None):
     ap.add_argument("--variant", default="",
                     help="name of the --set settings, appended to each run id as '+NAME' so the runs "
                          "get their own folders and report rows")
+    ap.add_argument("--biaffine-venv", type=Path, default=None,
+                    help="the venv of --run biaffine (default projects/ud/.venv-biaffine; "
+                         "scripts/biaffine.py --make-venv)")
     ap.add_argument("--ud-root", default=None)
     ap.add_argument("--output", type=Path, default=PROJECT / "training")
     ap.add_argument("--dry-run", action="store_true", help="list the runs and stop")
@@ -86,6 +90,9 @@ def main(argv=None):
     if bool(settings) != bool(args.variant):
         raise SystemExit("--set and --variant go together: name the settings (--variant NAME) "
                          "so their runs do not share folders with the default ones")
+    if settings and any(r.system == BIAFFINE for r in runs):
+        raise SystemExit("--set overrides the spaCy parsers' configs; the biaffine parser has no "
+                         "parser component: run it in a call of its own")
     runs = [with_variant(r, args.variant) for r in runs]
     seeds = [int(s) for s in args.seeds.split(",")]
     jobs = [(tb, pipe, run, seed) for tb in csv(args.treebanks) for pipe in csv(args.pipelines)
@@ -114,12 +121,13 @@ def main(argv=None):
                            eval_frequency=args.eval_frequency, patience=args.patience,
                            limit=args.limit, dev_limit=args.dev_limit,
                            explore_after=args.explore_after, explore_prob=args.explore_prob,
-                           settings=settings)
-            evaluate_run(folder, args.ud_root)
+                           settings=settings, venv=args.biaffine_venv)
+            evaluate_run(folder, args.ud_root, venv=args.biaffine_venv)
             # test again with the gold sentence boundaries preset, as UDPipe 1 parses
-            evaluate_run(folder, args.ud_root, gold_sents=True, splits=("test",))
+            evaluate_run(folder, args.ud_root, gold_sents=True, splits=("test",), venv=args.biaffine_venv)
             # and model-last (the converged protocol reports both; spaCy never scores it)
-            evaluate_run(folder, args.ud_root, model="model-last", gold_sents=True, splits=("test",))
+            evaluate_run(folder, args.ud_root, model="model-last", gold_sents=True, splits=("test",),
+                         venv=args.biaffine_venv)
         except Exception as err:  # keep going: one broken system must not stop the matrix
             traceback.print_exc()
             failures.parent.mkdir(parents=True, exist_ok=True)

@@ -23,7 +23,7 @@ import dataclasses
 from pathlib import Path
 
 from udproj import CONFIGS, PROJECT, dev_source, run_dir, treebank_files, versions, write_json
-from matrix import Run, make_run
+from matrix import BIAFFINE, Run, make_run
 from spacy_dynoracle.options import option_text, parse_options
 
 
@@ -39,9 +39,20 @@ def has_xpos(path, max_lines=20000) -> bool:
     return False
 
 
+def pipeline_without_tagger(config: Path) -> str:
+    """The [nlp] pipeline of a config without its tagger, as an override value."""
+    from spacy.util import load_config
+
+    names = load_config(config, interpolate=False)["nlp"]["pipeline"]
+    return json.dumps([name for name in names if name != "tagger"], separators=(",", ":"))
+
+
 def train_command(run: Run, files, out: Path, *, pipeline="parser", seed=0, epochs=10,
                   eval_frequency=200, explore_after=None, explore_prob=None, limit=0,
-                  dev_limit=0, patience=0, settings=None, extra=()):
+                  dev_limit=0, patience=0, settings=None, venv=None, extra=()):
+    """The `spacy train` command of a run; the biaffine parser's runs with the python of its
+    venv (scripts/biaffine.py) and the `--code` file that registers the CoNLL-U reader there."""
+    config = CONFIGS / run.config(pipeline)
     dev, dev_select = dev_source(files)
     overrides = {
         "paths.train": files["train"], "paths.dev": dev,
@@ -59,14 +70,18 @@ def train_command(run: Run, files, out: Path, *, pipeline="parser", seed=0, epoc
     }
     if pipeline == "tagger" and not has_xpos(files["train"]):
         # no XPOS to learn: the tagger has no labels, keep the morphologizer (UPOS + FEATS)
-        overrides["nlp.pipeline"] = '["tok2vec","morphologizer","parser"]'
+        overrides["nlp.pipeline"] = pipeline_without_tagger(config)
     if run.system != "spacy" and run.dynamic:
         if explore_after is not None:
             overrides["components.parser.explore_after_epochs"] = explore_after
         if explore_prob is not None:
             overrides["components.parser.explore_prob"] = explore_prob
-    cmd = [sys.executable, "-m", "spacy", "train", str(CONFIGS / run.config(pipeline)),
-           "--output", str(out)]
+    python, code = sys.executable, []
+    if run.system == BIAFFINE:
+        from biaffine import CODE, venv_python
+
+        python, code = venv_python(venv), ["--code", str(CODE)]
+    cmd = [str(python), "-m", "spacy", "train", str(config), "--output", str(out), *code]
     for key, value in overrides.items():
         cmd += [f"--{key}", option_text(value)]
     return cmd + list(extra)
@@ -104,6 +119,15 @@ def never_explores(run: Run, epochs: int, explore_after=None, explore_prob=None)
     return None
 
 
+def peer_versions(run: Run, python) -> dict:
+    """The versions a run trained with outside this environment (the biaffine venv's)."""
+    if run.system != BIAFFINE:
+        return {}
+    from biaffine import venv_versions
+
+    return venv_versions(python)
+
+
 def train(run: Run, treebank: str, *, output=PROJECT / "training", pipeline="parser", seed=0,
           ud_root=None, force=False, **kwargs) -> Path:
     files = treebank_files(treebank, ud_root)
@@ -131,7 +155,9 @@ def train(run: Run, treebank: str, *, output=PROJECT / "training", pipeline="par
         "treebank": treebank, "pipeline": pipeline, "run": run.id, "system": run.system,
         "oracle": run.oracle, "dynamic": run.dynamic, "options": run.options, "seed": seed,
         "train_seconds": round(seconds, 1), "train_cpu_seconds": round(cpu, 1), "command": shlex.join(cmd),
-        "settings": {k: v for k, v in kwargs.items()}, "versions": versions()})
+        "python": cmd[0],
+        "settings": {k: str(v) if isinstance(v, Path) else v for k, v in kwargs.items()},
+        "versions": {**versions(), **peer_versions(run, cmd[0])}})
     return out
 
 
