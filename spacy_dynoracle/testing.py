@@ -25,6 +25,8 @@ The contract above is stable; everything else here is an extension:
 * `sim.training_costs(gold_heads, gold_labels)`: the labelled costs greedy training uses,
   i.e. `costs(...)` narrowed by the `eager_root` and `close_sentences` options
   (`Simulator(..., eager_root=True)`).
+
+`python_step_loop(parser, docs)`: the reference greedy parse of a parser (tests, benchmarks).
 """
 from typing import Dict, List, Optional, Sequence
 
@@ -33,7 +35,7 @@ from spacy.vocab import Vocab
 
 from . import get_system_class, load_compiled
 
-__all__ = ["Simulator"]
+__all__ = ["Simulator", "python_step_loop"]
 
 
 class Simulator:
@@ -200,3 +202,18 @@ class Simulator:
         self.moves.attach_oracle(gold)  # per-document oracle data, exactly as init_gold
         self._gold_cache = (key, gold)
         return gold
+
+
+def python_step_loop(parser, docs):
+    """Greedy parse stepped in Python: the model's ParserStepModel.predict (its
+    get_token_ids: the feature template's tokens, as training and beam search read them),
+    then parser.transition_states, until every state is final. The reference that
+    DynOracleParser.greedy_parse (state_features.greedy_parse, a C loop) must equal, and
+    the loop it replaced. Returns the states of moves.init_batch(docs)."""
+    batch = parser.moves.init_batch(docs)
+    step_model = parser.model.predict(docs)
+    states = [state for state in batch if not state.is_final()]
+    while states:
+        states = parser.transition_states(states, step_model.predict(states))
+    step_model.clear_memory()
+    return batch
