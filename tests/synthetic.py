@@ -2,6 +2,7 @@
 import random
 from typing import List
 
+import spacy
 from spacy.tokens import Doc
 from spacy.training import Example
 
@@ -63,3 +64,19 @@ def long_nonprojective_heads(n: int = 300, seed: int = 0, crossings: int = 6) ->
         done += 1
     assert not is_projective(heads)
     return heads
+
+
+def train_parser(nlp, examples, epochs: int, *, shuffle: bool = False, batch: int = 8):
+    """Train nlp's dynoracle_parser on `examples` from seed 0, setting the parser's epoch
+    (its exploration schedule) before each epoch; `shuffle` shuffles them every epoch."""
+    random.seed(0)
+    spacy.util.fix_random_seed(0)
+    nlp.initialize(lambda: examples)
+    parser = nlp.get_pipe("dynoracle_parser")
+    for epoch in range(epochs):
+        parser.epoch = epoch
+        if shuffle:
+            random.shuffle(examples)
+        for i in range(0, len(examples), batch):
+            nlp.update(examples[i:i + batch], drop=0.0)
+    return nlp

@@ -12,7 +12,7 @@ from spacy.tokens import Doc
 
 from spacy_dynoracle import load_compiled
 from spacy_dynoracle.testing import Simulator
-from synthetic import make_examples
+from synthetic import make_examples, train_parser
 
 
 def token_heads(gh):
@@ -406,16 +406,7 @@ def make_nlp(**config):
 
 
 def train_and_score(nlp, kind, epochs=6):
-    random.seed(0)
-    spacy.util.fix_random_seed(0)
-    examples = make_examples(nlp.vocab, 100, seed=1, kind=kind)
-    nlp.initialize(lambda: examples)
-    parser = nlp.get_pipe("dynoracle_parser")
-    for epoch in range(epochs):
-        parser.epoch = epoch
-        random.shuffle(examples)
-        for i in range(0, len(examples), 8):
-            nlp.update(examples[i:i + 8], drop=0.0)
+    train_parser(nlp, make_examples(nlp.vocab, 100, seed=1, kind=kind), epochs, shuffle=True)
     right = total = 0
     for eg in make_examples(nlp.vocab, 30, seed=2, kind=kind):
         doc = nlp(Doc(nlp.vocab, words=[t.text for t in eg.reference]))

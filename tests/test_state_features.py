@@ -14,7 +14,7 @@ from spacy.tokens import Doc
 from spacy_dynoracle import load_compiled
 from spacy_dynoracle.architectures import SpineStepModel
 from spacy_dynoracle.testing import Simulator, python_step_loop
-from synthetic import make_examples
+from synthetic import make_examples, train_parser
 
 PROJECT_SCRIPTS = Path(__file__).resolve().parents[1] / "projects" / "ud" / "scripts"
 TINY_TOK2VEC = {"@architectures": "spacy.HashEmbedCNN.v2", "pretrained_vectors": None,
@@ -119,16 +119,7 @@ def make_nlp(system, template, max_k=2, **config):
 
 
 def train(nlp, kind, epochs=2):
-    random.seed(0)
-    spacy.util.fix_random_seed(0)
-    examples = make_examples(nlp.vocab, 40, seed=1, kind=kind)
-    nlp.initialize(lambda: examples)
-    parser = nlp.get_pipe("dynoracle_parser")
-    for epoch in range(epochs):
-        parser.epoch = epoch
-        for i in range(0, len(examples), 8):
-            nlp.update(examples[i:i + 8], drop=0.0)
-    return nlp
+    return train_parser(nlp, make_examples(nlp.vocab, 40, seed=1, kind=kind), epochs)
 
 
 def sample_docs(vocab, n=12):
