@@ -9,6 +9,13 @@ repetitions) and each system's ratio to spaCy's parser.
 
     python benchmarks/parse_speed.py --treebank UD_Hungarian-Szeged --epochs 1
     python benchmarks/parse_speed.py --system arc_hybrid          # one system only
+    python benchmarks/parse_speed.py --system lr_spine,attardi,swap \
+        --features lr_spine=spine,attardi=attardi,swap=swap --python-loop
+
+--features SYSTEM=TEMPLATE trains that system with spacy_dynoracle.SpineParserModel.v1 and
+the feature template (state_features.pyx); --python-loop adds, for each of these, a row
+parsing the same trained model with the Python step loop (testing.python_step_loop) that
+the package used before its C loop, so that both loops are timed in one run.
 """
 import argparse
 import json
@@ -48,8 +55,13 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
                     help="process CPU time (robust on a shared machine; default) or wall-clock time")
+    ap.add_argument("--features", default="", metavar="SYSTEM=TEMPLATE,...",
+                    help="train these systems with SpineParserModel.v1 and the feature template")
+    ap.add_argument("--python-loop", action="store_true",
+                    help="also time each --features pipeline with the Python step loop")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
+    templates = dict(item.split("=", 1) for item in csv_list(args.features) or [])
     train, dev = treebank_files(args.treebank)
     from spacy_dynoracle.conllu_io import read_conllu, sentences_to_docs
 
@@ -60,10 +72,23 @@ def main():
         pipes = {"spacy parser": train_pipeline("spacy_parser.cfg", tmp / "stock", train, dev, common)}
         for name, cls in registered_systems(csv_list(args.systems)):
             oracle = args.oracle if args.oracle in cls.oracles else cls.oracles[0]
+            model = {}
+            if name in templates:
+                model = {"components.parser.model.@architectures":
+                         "spacy_dynoracle.SpineParserModel.v1",
+                         "components.parser.model.feature_template": templates[name]}
             pipes[name] = train_pipeline("dynoracle.cfg", tmp / name, train, dev, {
                 **common, "components.parser.transition_system": name,
-                "components.parser.oracle": oracle})
+                "components.parser.oracle": oracle, **model})
         nlps = {name: spacy.load(path) for name, path in pipes.items()}
+        if args.python_loop:
+            from spacy_dynoracle.testing import python_step_loop
+
+            for name in [n for n in pipes if n in templates]:
+                nlp = nlps[f"{name} (python loop)"] = spacy.load(pipes[name])
+                parser = nlp.get_pipe("parser")
+                parser.greedy_parse = lambda docs, drop=0.0, parser=parser: \
+                    python_step_loop(parser, docs)
         vocab = next(iter(nlps.values())).vocab
         docs = list(sentences_to_docs(vocab, read_conllu(dev or train), n_sents=10))
         n_words = sum(len(d) for d in docs)

@@ -11,15 +11,19 @@ they differ in which state tokens they read:
   window, which the charts of exact decoding read exactly (exact_decoding.py,
   docs/tabulation.md; docs/specs/dp_tabulation.md §5.3).
 * `spacy_dynoracle.SpineParserModel.v1`: a feature template chosen per system (issue 5
-  item 3; docs/specs/spacy_integration.md §1.5 (b)), tokens from
-  `spine_features.fill_token_ids` instead of `StateC.set_context_tokens`. Since spaCy's C
-  parsing loop (`Parser._parseC`) hard-codes `set_context_tokens`,
-  `DynOracleParser.greedy_parse` steps these models in Python (`model.attrs["python_step_loop"]`).
+  item 3, issue 19; docs/specs/spacy_integration.md §1.5 (b)), tokens from
+  `state_features.fill_state` instead of `StateC.set_context_tokens`: "spine" (lr_spine),
+  "attardi", "swap", and spaCy's own "base" (8 tokens) and "extra" (13, spaCy's
+  `extra_state_tokens`) for like-with-like comparisons; the templates and why each token
+  is there are in state_features.pyx. Since spaCy's C parsing loop (`Parser._parseC`)
+  hard-codes `set_context_tokens`, `DynOracleParser.greedy_parse` parses these models with
+  `state_features.greedy_parse`, spaCy's loop reading the template
+  (`model.attrs["feature_template"]`).
 
       [components.parser.model]
       @architectures = "spacy_dynoracle.SpineParserModel.v1"
-      feature_template = "spine"     # or "base" (spaCy's 8 tokens, for comparisons)
-      max_k = 2                      # the lr_spine cap the template covers
+      feature_template = "spine"     # "attardi", "swap", "base" or "extra"
+      max_k = 2                      # K: lr_spine's max_k, attardi's degree
       state_type = "parser"          # accepted so a TransitionBasedParser.v2 block can
       extra_state_tokens = false     # switch @architectures and nothing else
       hidden_width = 64
@@ -75,15 +79,6 @@ def n_state_tokens(model: Model) -> Optional[int]:
     return model.get_ref("lower").maybe_get_dim("nF") if model.has_ref("lower") else None
 
 
-def spine_n_features(template: str, max_k: int) -> int:
-    """Number of feature tokens (kept in sync with spine_features.n_features)."""
-    if template == "base":
-        return 8
-    if template == "spine":
-        return 8 + max(0, max_k - 2) + 2 * max(0, max_k - 1)
-    raise ValueError(f"unknown feature template {template!r}; choose 'base' or 'spine'")
-
-
 @registry.architectures("spacy_dynoracle.SpineParserModel.v1")
 def build_spine_parser_model(
     tok2vec: Model,
@@ -103,13 +98,12 @@ def build_spine_parser_model(
                          f"state_type must be 'parser', not {state_type!r}")
     if extra_state_tokens:
         raise ValueError("SpineParserModel.v1: extra_state_tokens is not supported; the "
-                         "feature_template ('base' or 'spine') chooses the tokens")
-    model = transition_model(tok2vec, spine_n_features(feature_template, max_k), hidden_width,
-                             maxout_pieces, use_upper, nO)
+                         "feature_template chooses the tokens (\"extra\" = spaCy's 13)")
+    n_features = load_compiled("state_features").n_features(feature_template, max_k)
+    model = transition_model(tok2vec, n_features, hidden_width, maxout_pieces, use_upper, nO)
     model._func = spine_forward
     model.attrs["feature_template"] = feature_template
     model.attrs["max_k"] = max_k
-    model.attrs["python_step_loop"] = True
     return model
 
 
@@ -134,6 +128,6 @@ class SpineStepModel(ParserStepModel):
         states = [state for state in states if not state.is_final()]
         ids = numpy.full((len(states), self.state2vec.nF), -1, dtype="i")
         if states:
-            load_compiled("spine_features").fill_token_ids(
+            load_compiled("state_features").fill_token_ids(
                 states, ids, self.feature_template, self.max_k)
         return ids

@@ -144,6 +144,7 @@ def make_dynoracle_parser(
     # Build the system here rather than through `moves`: it shares nlp.vocab.strings, and
     # Parser.cfg stays JSON-serialisable (docs/specs/spacy_integration.md §5).
     moves = cls(nlp.vocab.strings, projectivize=projectivize, oracle=oracle, **options)
+    check_template_reach(model, transition_system, moves)
     parser = DynOracleParser(
         nlp.vocab,
         model,
@@ -170,6 +171,17 @@ def make_dynoracle_parser(
         arc_marginals=bool(arc_marginals),
     )
     return parser
+
+
+def check_template_reach(model: Model, transition_system: str, moves) -> None:
+    """The "attardi" feature template reads s_1 .. s_K and their dependents: K (the model's
+    max_k) must be the system's degree, or the arcs of the highest degree go unseen."""
+    if model.attrs.get("feature_template") == "attardi" and transition_system == "attardi" \
+            and model.attrs["max_k"] != moves.degree:
+        raise ValueError(
+            f"dynoracle_parser: feature_template='attardi' with max_k={model.attrs['max_k']} "
+            f"does not cover attardi's degree {moves.degree}; set the model's max_k to "
+            f"{moves.degree} (e.g. max_k = ${{components.parser.system_options.degree}})")
 
 
 def check_settings(transition_system: str, cls, *, explore_after_epochs: int, explore_prob: float,

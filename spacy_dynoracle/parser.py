@@ -19,6 +19,7 @@ from spacy.tokens import Doc
 from spacy.training import validate_examples
 from thinc.api import set_dropout_rate
 
+from . import load_compiled
 from .exact_decoding import (check_exact_config, exact_states, preset_boundaries, set_marginals,
                              window_class_scores_batch)
 
@@ -67,17 +68,17 @@ class DynOracleParser(DependencyParser):
 
     def greedy_parse(self, docs, drop=0.0):
         """spaCy's C loop hard-codes StateC.set_context_tokens; models with their own
-        feature template (SpineParserModel.v1, architectures.py) are stepped in Python instead."""
-        if not self.model.attrs.get("python_step_loop"):
+        feature template (SpineParserModel.v1, architectures.py) are parsed by the same
+        loop reading the template (state_features.greedy_parse)."""
+        template = self.model.attrs.get("feature_template")
+        if template is None:
             return super().greedy_parse(docs, drop=drop)
         self._ensure_labels_are_added(docs)
         set_dropout_rate(self.model, drop)
         batch = self.moves.init_batch(docs)
         step_model = self.model.predict(docs)
-        states = [state for state in batch if not state.is_final()]
-        while states:
-            scores = step_model.predict(states)
-            states = self.transition_states(states, scores)
+        load_compiled("state_features").greedy_parse(self, batch, step_model, template,
+                                                      self.model.attrs["max_k"])
         step_model.clear_memory()
         return batch
 

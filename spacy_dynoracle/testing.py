@@ -30,6 +30,8 @@ Systems with their own state instead of spaCy's StateC (`LIST_SYSTEMS`: easy-fir
 `ListSimulator` with the same contract: actions are named by move and place ("ROOT",
 "RIGHT@2", "LEFT@2": pair 2 of the pending list), `stack()` is the pending list and
 `buffer()` is empty.
+
+`python_step_loop(parser, docs)`: the reference greedy parse of a parser (tests, benchmarks).
 """
 from typing import Dict, List, Optional, Sequence
 
@@ -38,7 +40,7 @@ from spacy.vocab import Vocab
 
 from . import LIST_SYSTEMS, get_system_class, load_compiled
 
-__all__ = ["Simulator", "ListSimulator"]
+__all__ = ["Simulator", "ListSimulator", "python_step_loop"]
 
 
 class Simulator:
@@ -291,3 +293,17 @@ class ListSimulator(Simulator):
 
     def buffer(self) -> List[int]:
         return []
+
+def python_step_loop(parser, docs):
+    """Greedy parse stepped in Python: the model's ParserStepModel.predict (its
+    get_token_ids: the feature template's tokens, as training and beam search read them),
+    then parser.transition_states, until every state is final. The reference that
+    DynOracleParser.greedy_parse (state_features.greedy_parse, a C loop) must equal, and
+    the loop it replaced. Returns the states of moves.init_batch(docs)."""
+    batch = parser.moves.init_batch(docs)
+    step_model = parser.model.predict(docs)
+    states = [state for state in batch if not state.is_final()]
+    while states:
+        states = parser.transition_states(states, step_model.predict(states))
+    step_model.clear_memory()
+    return batch

@@ -83,3 +83,9 @@ def train(nlp, examples, epochs=6, seed=0, batch=8, drop=0.0, shuffle=True):
             nlp.update(examples[i:i + batch], losses=losses, drop=drop)
         history.append(losses["dynoracle_parser"])
     return history
+
+
+def train_parser(nlp, examples, epochs: int, *, shuffle: bool = False, batch: int = 8):
+    """`train` from seed 0 without reshuffling by default; returns nlp."""
+    train(nlp, examples, epochs=epochs, seed=0, batch=batch, shuffle=shuffle)
+    return nlp

@@ -12,7 +12,7 @@ from spacy.tokens import Doc
 
 from spacy_dynoracle import load_compiled
 from spacy_dynoracle.testing import Simulator
-from synthetic import make_examples
+from synthetic import make_examples, train_parser
 
 
 def token_heads(gh):
@@ -406,16 +406,7 @@ def make_nlp(**config):
 
 
 def train_and_score(nlp, kind, epochs=6):
-    random.seed(0)
-    spacy.util.fix_random_seed(0)
-    examples = make_examples(nlp.vocab, 100, seed=1, kind=kind)
-    nlp.initialize(lambda: examples)
-    parser = nlp.get_pipe("dynoracle_parser")
-    for epoch in range(epochs):
-        parser.epoch = epoch
-        random.shuffle(examples)
-        for i in range(0, len(examples), 8):
-            nlp.update(examples[i:i + 8], drop=0.0)
+    train_parser(nlp, make_examples(nlp.vocab, 100, seed=1, kind=kind), epochs, shuffle=True)
     right = total = 0
     for eg in make_examples(nlp.vocab, 30, seed=2, kind=kind):
         doc = nlp(Doc(nlp.vocab, words=[t.text for t in eg.reference]))
@@ -445,36 +436,11 @@ def test_arc_standard_trains_on_raw_nonprojective_trees():
     assert lifted.get_pipe("dynoracle_parser").moves.projectivize is True
 
 
-# ---- spine-aware features (architectures.py, spine_features.pyx) -------------------------
-class _FakeStep:
-    """Enough of a ParserStepModel for spaCy's own get_token_ids (set_context_tokens)."""
-    class state2vec:
-        nF = 8
-
-
-def test_base_template_is_spacys_8_token_template():
-    from spacy.ml.parser_model import ParserStepModel
-
-    fill = load_compiled("spine_features").fill_token_ids
-    rng = random.Random(3)
-    import numpy
-    for _ in range(200):
-        n = rng.randint(1, 9)
-        sim = Simulator("lr_spine", n, max_k=2)
-        for _ in range(rng.randrange(2 * n + 1)):
-            if sim.is_final():
-                break
-            sim.apply(rng.choice(sim.actions()))
-        if sim.is_final():
-            continue
-        ours = numpy.full((1, 8), -1, dtype="i")
-        fill([sim.state], ours, "base", 2)
-        assert ours.tolist() == ParserStepModel.get_token_ids(_FakeStep(), [sim.state]).tolist()
-
-
+# ---- spine-aware features (architectures.py, state_features.pyx; spaCy's templates and the
+# other systems' in test_state_features.py) ------------------------------------------------
 def test_spine_template_sees_the_attachment_sites():
     import numpy
-    fill = load_compiled("spine_features").fill_token_ids
+    fill = load_compiled("state_features").fill_token_ids
     sim = Simulator("lr_spine", 6, max_k=3)
     for a in ["SHIFT", "SHIFT", "RIGHT", "SHIFT", "RIGHT_2", "SHIFT", "SHIFT", "LEFT", "SHIFT",
               "LEFT"]:

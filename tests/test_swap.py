@@ -344,7 +344,7 @@ def test_training_path_has_zero_cost_moves():
 # ---- in the pipeline ------------------------------------------------------------------------
 def _train_swap(oracle, beam_width=1, epochs=2, n_docs=24):
     import spacy
-    from synthetic import make_examples
+    from synthetic import make_examples, train_parser
 
     nlp = spacy.blank("xx")
     nlp.add_pipe("dynoracle_parser", config={
@@ -352,15 +352,7 @@ def _train_swap(oracle, beam_width=1, epochs=2, n_docs=24):
         "beam_width": beam_width, "beam_update_prob": 1.0 if beam_width > 1 else 0.0,
         "explore_after_epochs": 1, "explore_prob": 0.9})
     examples = make_examples(nlp.vocab, n_docs, seed=3, kind="nonprojective", sents_per_doc=2)
-    random.seed(0)
-    spacy.util.fix_random_seed(0)
-    nlp.initialize(lambda: examples)
-    parser = nlp.get_pipe("dynoracle_parser")
-    for epoch in range(epochs):
-        parser.epoch = epoch
-        for i in range(0, len(examples), 8):
-            nlp.update(examples[i:i + 8], drop=0.0)
-    return nlp, examples
+    return train_parser(nlp, examples, epochs), examples
 
 
 @pytest.mark.parametrize("oracle,beam_width", [

@@ -22,15 +22,18 @@ from spacy_dynoracle.options import option_text, parser_option_key
 OPTION_GRID = {"degree": (2, 3)}
 
 #: run options that change the parser's model instead of the component (any system):
-#: features=spine|base -> spacy_dynoracle.SpineParserModel.v1 with that feature template,
-#: in place of the config's spacy.TransitionBasedParser.v2 (same widths, same tok2vec), and
-#: the run's max_k if it sets one (else both keep their default)
+#: features=TEMPLATE (spine, attardi, swap, base, extra; spacy_dynoracle/state_features.pyx)
+#: -> spacy_dynoracle.SpineParserModel.v1 with that feature template, in place of the
+#: config's spacy.TransitionBasedParser.v2 (same widths, same tok2vec), its max_k (K) the
+#: run's own K option if it sets one (lr_spine's max_k, attardi's degree; else both keep
+#: their default)
+K_OPTIONS = ("max_k", "degree")
 MODEL_OPTIONS = {
     "features": lambda v, options: {
         "components.parser.model.@architectures": "spacy_dynoracle.SpineParserModel.v1",
         "components.parser.model.feature_template": v,
-        **({"components.parser.model.max_k": "${components.parser.system_options.max_k}"}
-           if "max_k" in options else {}),
+        **{"components.parser.model.max_k": f"${{components.parser.system_options.{k}}}"
+           for k in K_OPTIONS if k in options},
     },
 }
 
