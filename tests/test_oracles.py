@@ -177,7 +177,7 @@ def test_per_direction_backoff_is_what_the_brute_force_needs():
     gold, labels = [1, 1], ["b", "ROOT"]
     sim = Simulator("arc_hybrid", 2, labels=("a",), right_labels=("b",),
                     label_sets="per_direction").apply("SHIFT")
-    assert sim.costs(gold, labels) == {"LEFT-dep": 0, "LEFT-a": 1, "SHIFT": 1}
+    assert sim.costs(gold, labels) == {"LEFT-dep": 0, "LEFT-a": 1, "SHIFT": 2, "ROOT": 1}
     assert check_costs(sim, BruteForce(gold, labels))
     assert not check_costs(sim, BruteForce(gold, backed_off(gold, labels, {"a"}, {"a", "b"})), labels)
 
