@@ -18,7 +18,11 @@ The contract above is stable; everything else here is an extension:
 
 * `Simulator(..., labels=["a", "b"])` adds labelled classes; `actions(labelled=True)`
   lists them as "LEFT-a", and `costs(gold_heads, gold_labels)` returns the labelled costs
-  exactly as `set_costs` gives them to training (normalised: cheapest valid class 0).
+  exactly as `set_costs` gives them to training (normalised: cheapest valid class 0; a gold
+  label the arc's moves do not carry backs off to "dep", as in `init_gold`).
+  `left_labels` / `right_labels` are labels seen on leftward / rightward arcs only: the
+  system's class table (`class_table`) gives them to every arc move, or with
+  `label_sets="per_direction"` to the moves of that direction.
 * `Simulator(..., sent_starts=[1, 0, -1, ...])` presets sentence boundaries (spaCy's
   `Token.is_sent_start`: 1 starts a sentence, -1 cannot, 0 unknown).
 * `sim.labels()` gives the label of each attached word.
@@ -50,6 +54,7 @@ class Simulator:
         return super().__new__(cls)
 
     def __init__(self, system: str, n_words: int, *, labels: Sequence[str] = (),
+                 left_labels: Sequence[str] = (), right_labels: Sequence[str] = (),
                  sent_starts: Optional[Sequence[int]] = None, **options):
         if n_words < 1:
             raise ValueError("a Simulator needs at least one word")
@@ -71,17 +76,15 @@ class Simulator:
         oracle = options.pop("oracle", "dynamic")
         cls = get_system_class(system)
         self.moves = cls(self.vocab.strings, projectivize=False, oracle=oracle, **options)
-        self._labels = list(labels)
-        actions = {}
-        for move in self.moves.move_types:
-            if move in self.moves.arc_move_types:
-                actions[move] = {"dep": len(self._labels) + 1}
-                actions[move].update({lab: len(self._labels) - i for i, lab in enumerate(self._labels)})
-            elif self._names[move] == "ROOT":
-                actions[move] = {"ROOT": 1}
-            else:
-                actions[move] = {"": 1}
-        self.moves.initialize_actions(actions)
+        self._labels = list(labels) + list(left_labels) + list(right_labels)
+        # label frequencies per arc direction, "dep" first, then in the order given (the
+        # class order of spaCy's initialize_actions)
+        counts = {}
+        for direction, own in (("leftward", left_labels), ("rightward", right_labels)):
+            names = list(labels) + list(own)
+            counts[direction] = {"dep": len(names) + 1}
+            counts[direction].update({lab: len(names) - i for i, lab in enumerate(names)})
+        self.moves.initialize_actions(self.moves.class_table(counts))
         self._gold_cache = None
         from spacy.pipeline._parser_internals.stateclass import StateClass
 
@@ -203,11 +206,8 @@ class Simulator:
         if gold_labels is None:
             label_ids = [0] * self.n_words
         else:
-            label_ids = [
-                self.vocab.strings.add("ROOT") if h == i
-                else (0 if lab is None else self.vocab.strings.add(lab))
-                for i, (h, lab) in enumerate(zip(gold_heads, gold_labels))
-            ]
+            label_ids = self.moves.gold_label_ids(list(gold_heads), list(gold_labels),
+                                                  self.vocab.strings)
         gold = self._gold_class(list(gold_heads), label_ids)
         self.moves.attach_oracle(gold)  # per-document oracle data, exactly as init_gold
         self._gold_cache = (key, gold)

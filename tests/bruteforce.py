@@ -231,11 +231,15 @@ def oracle_walk(system: str, gold, rng: random.Random, p_random: float,
     return total, sum(h != g for h, g in zip(sim.heads(), gold))
 
 
-def check_costs(sim: Simulator, bf: BruteForce) -> List[str]:
+def check_costs(sim: Simulator, bf: BruteForce, gold_labels=None) -> List[str]:
     """Compare every valid action's cost with minloss(after) - minloss(now); return the
-    mismatches as readable strings (empty = exact in this state)."""
+    mismatches as readable strings (empty = exact in this state). gold_labels: the labels
+    the costs are asked with, when not those the brute force searches for (the system backs
+    them off itself)."""
     labelled = bf.gold_labels is not None
-    costs = sim.costs(bf.gold_heads, bf.gold_labels) if labelled else sim.costs(bf.gold_heads)
+    if gold_labels is None:
+        gold_labels = bf.gold_labels
+    costs = sim.costs(bf.gold_heads, gold_labels) if labelled else sim.costs(bf.gold_heads)
     now = bf.minloss(sim)
     errors = []
     expected_actions = set(sim.actions(labelled=labelled))

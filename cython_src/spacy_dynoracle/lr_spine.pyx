@@ -39,7 +39,8 @@ from spacy.pipeline._parser_internals._state cimport StateC
 
 from .system_base cimport (
     DynOracleSystem, DynGold, GoldC, SHIFT, LEFT, RIGHT, ROOT, LEFT_2, RIGHT_2, LEFT_3,
-    RIGHT_3, N_MOVES, AT_S0, AT_SYSTEM, left_move, right_move, VIRTUAL_ROOT_NODE, word_node,
+    RIGHT_3, N_MOVES, AT_S0, AT_SYSTEM, LEFTWARD, RIGHTWARD, left_move, right_move,
+    VIRTUAL_ROOT_NODE, word_node,
     pop_as_root,
 )
 from .lr_spine_oracle cimport (
@@ -242,17 +243,23 @@ cdef class LRSpine(DynOracleSystem):
         """SHIFT, LEFT, RIGHT, ROOT, then LEFT_k, RIGHT_k for 2 <= k <= max_k."""
         DynOracleSystem.declare_moves(self)
         self.declare_move(ROOT, RootArc.is_valid, RootArc.transition, AT_S0, AT_S0)
-        # the arcs of LEFT_k and RIGHT_k end on the spines: move_arcs
-        self.declare_move(LEFT, LeftArc.is_valid1, LeftArc.transition1, AT_SYSTEM, AT_SYSTEM)
-        self.declare_move(RIGHT, RightArc.is_valid1, RightArc.transition1, AT_SYSTEM, AT_SYSTEM)
+        # the arcs of LEFT_k and RIGHT_k end on the spines (move_arcs); the stack's trees
+        # cover consecutive spans in word order, so LEFT_k's head (in s0's tree) follows s1
+        # and RIGHT_k's (in s1's tree, or an earlier sentence's) precedes s0
+        self.declare_move(LEFT, LeftArc.is_valid1, LeftArc.transition1, AT_SYSTEM, AT_SYSTEM,
+                          LEFTWARD)
+        self.declare_move(RIGHT, RightArc.is_valid1, RightArc.transition1, AT_SYSTEM, AT_SYSTEM,
+                          RIGHTWARD)
         if self.K >= 2:
-            self.declare_move(LEFT_2, LeftArc.is_valid2, LeftArc.transition2, AT_SYSTEM, AT_SYSTEM)
+            self.declare_move(LEFT_2, LeftArc.is_valid2, LeftArc.transition2, AT_SYSTEM,
+                              AT_SYSTEM, LEFTWARD)
             self.declare_move(RIGHT_2, RightArc.is_valid2, RightArc.transition2, AT_SYSTEM,
-                              AT_SYSTEM)
+                              AT_SYSTEM, RIGHTWARD)
         if self.K >= 3:
-            self.declare_move(LEFT_3, LeftArc.is_valid3, LeftArc.transition3, AT_SYSTEM, AT_SYSTEM)
+            self.declare_move(LEFT_3, LeftArc.is_valid3, LeftArc.transition3, AT_SYSTEM,
+                              AT_SYSTEM, LEFTWARD)
             self.declare_move(RIGHT_3, RightArc.is_valid3, RightArc.transition3, AT_SYSTEM,
-                              AT_SYSTEM)
+                              AT_SYSTEM, RIGHTWARD)
 
     cdef void move_arcs(self, const StateC* st, int* head, int* child) noexcept nogil:
         cdef int k

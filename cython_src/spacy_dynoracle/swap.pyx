@@ -35,7 +35,7 @@ from spacy.pipeline._parser_internals._state cimport StateC
 
 from .system_base cimport (
     DynOracleSystem, DynGold, GoldC, StackLeftArc, StackRightArc, SHIFT, LEFT, RIGHT, ROOT,
-    SWAP, N_MOVES, AT_S0, AT_S1, pop_as_root,
+    SWAP, N_MOVES, AT_S0, AT_S1, DIRECTION_NOT_FIXED, pop_as_root,
 )
 from .swap_oracle cimport (
     Cfg, SwapGoldC, SwapOracleData, SW_INF, cfg_alloc, cfg_free, cfg_copy, cfg_set_missing,
@@ -242,9 +242,13 @@ cdef class SwapSystem(DynOracleSystem):
         DynOracleSystem.declare_moves(self)
         # its own SHIFT (within the preset sentence of s0) and ROOT (the buffer a suffix)
         self.declare_move(SHIFT, Shift.is_valid, Shift.transition)
-        # LEFT and RIGHT: docs/specs/swap.md §1.1 LA and RA (with s1 a word)
-        self.declare_move(LEFT, StackLeftArc.is_valid, StackLeftArc.transition, AT_S0, AT_S1)
-        self.declare_move(RIGHT, StackRightArc.is_valid, StackRightArc.transition, AT_S1, AT_S0)
+        # LEFT and RIGHT: docs/specs/swap.md §1.1 LA and RA (with s1 a word). SWAP puts s1
+        # back in the buffer, so s1 may follow s0 in word order: neither fixes its arc's
+        # direction (no label_sets="per_direction")
+        self.declare_move(LEFT, StackLeftArc.is_valid, StackLeftArc.transition, AT_S0, AT_S1,
+                          DIRECTION_NOT_FIXED)
+        self.declare_move(RIGHT, StackRightArc.is_valid, StackRightArc.transition, AT_S1, AT_S0,
+                          DIRECTION_NOT_FIXED)
         self.declare_move(ROOT, RootArc.is_valid, RootArc.transition, AT_S0, AT_S0)
         self.declare_move(SWAP, Swap.is_valid, Swap.transition)
 

@@ -102,8 +102,9 @@ cdef inline void pop_as_root(StateC* st) noexcept nogil:
 # ---- the move table -----------------------------------------------------------------------
 # Each system declares its moves once (DynOracleSystem.declare_moves): per move id, the
 # validity and action spaCy's class table calls (Transition.is_valid / .do) and where the
-# arc it adds ends. The base builds init_transition, move_validity, move_arcs and the
-# move_types / arc_move_types from it.
+# arc it adds ends, hence the arc's direction in word order (label_sets="per_direction"). The
+# base builds init_transition, move_validity, move_arcs and the move_types / arc_move_types
+# from it.
 ctypedef bint (*move_is_valid_t)(const StateC* st, attr_t label) noexcept nogil
 ctypedef int (*move_do_t)(StateC* st, attr_t label) noexcept nogil
 
@@ -116,12 +117,19 @@ cdef enum:             # the ends of a move's arc (MoveDef.head_at / child_at)
     AT_B0 = 100        # the buffer front B(0)
     AT_SYSTEM = 101    # computed by the system's own move_arcs (lr_spine's spines)
 
+cdef enum:             # the direction in word order of a move's arc (MoveDef.direction)
+    DIRECTION_NOT_FIXED = 0   # no arc, or not fixed by the move (swap: SWAP reorders the stack)
+    LEFTWARD = 1              # the head follows its dependent
+    RIGHTWARD = 2             # the head precedes its dependent
+    DIRECTION_FROM_ENDS = 3   # declare_move only: derive it from head_at and child_at
+
 
 cdef struct MoveDef:
     move_is_valid_t is_valid    # NULL: the system has no such move
     move_do_t do
     int head_at                 # NO_ARC, AT_S0 + k, AT_B0 or AT_SYSTEM
     int child_at
+    int direction               # LEFTWARD, RIGHTWARD or DIRECTION_NOT_FIXED
 
 
 cdef inline int word_at(const StateC* st, int at) noexcept nogil:
@@ -199,7 +207,7 @@ cdef class DynOracleSystem(TransitionSystem):
 
     cdef int declare_moves(self) except -1
     cdef int declare_move(self, int move, move_is_valid_t is_valid, move_do_t do,
-                          int head_at=*, int child_at=*) except -1
+                          int head_at=*, int child_at=*, int direction=*) except -1
     cdef bint lacks_oracle_data(self, const GoldC* gold) noexcept nogil
 
     cdef void move_validity(self, const StateC* st, int* valid) noexcept nogil

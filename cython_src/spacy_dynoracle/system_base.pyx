@@ -49,6 +49,11 @@ COMMON_OPTIONS = {
     # mark every move that may be optimal as a target, which says little (issue 19:
     # exploring from a weak model, 41-47% of attardi's training states are such states)
     "bounded_costs": "train",
+    # the labels of each arc move (get_actions): every arc move gets every label seen
+    # >= min_freq times ("shared"), or the labels seen >= min_freq times on gold arcs of its
+    # own direction in word order ("per_direction", as spaCy's arc-eager; only for systems
+    # whose arc moves fix that direction: not swap)
+    "label_sets": "shared",
 }
 TARGETS = ("all", "model_best", "static")
 # The exploration rules (the factory's explore_rule; parser.follow_oracle_mask draws which
@@ -61,7 +66,10 @@ TARGETS = ("all", "model_best", "static")
 EXPLORE_RULES = ("prob", "margin", "anneal")
 CUT_PATHS = ("first", "static")
 BOUNDED_COSTS = ("train", "skip")
+LABEL_SETS = ("shared", "per_direction")
 BACKOFF_LABEL = "dep"
+# the names of an arc's direction in word order (MoveDef.direction), by enum value
+DIRECTIONS = (None, "leftward", "rightward")
 
 cdef enum:             # indices into TARGETS
     TARGET_ALL = 0
@@ -257,18 +265,33 @@ cdef class DynOracleSystem(TransitionSystem):
             self.cfg[key] = bool(options.get(key, default)) if isinstance(default, bool) \
                 else options.get(key, default)
         for key, choices in (("target", TARGETS), ("cut_path", CUT_PATHS),
-                             ("bounded_costs", BOUNDED_COSTS)):
+                             ("bounded_costs", BOUNDED_COSTS), ("label_sets", LABEL_SETS)):
             if self.cfg[key] not in choices:
                 raise ValueError(f"system option {key}={self.cfg[key]!r} is not one of "
                                  f"{list(choices)}")
         self.set_oracle(oracle)
         self.declare_moves()
+        self.check_label_sets()
         if labels_by_action:
             self.initialize_actions(labels_by_action, min_freq=min_freq)
 
     def __reduce__(self):
         return (_rebuild, (self.__class__, self.strings, self.labels, dict(self.cfg),
                            self.oracle))
+
+    def check_label_sets(self):
+        """label_sets="per_direction" needs every arc move to fix its arc's direction in word
+        order (the move table): a gold arc's backed-off label is chosen by its direction,
+        and must be a label of every move that can build it."""
+        if self.cfg["label_sets"] != "per_direction":
+            return
+        unfixed = [MOVE_NAMES[m] for m, d in self.arc_directions.items() if d is None]
+        if unfixed:
+            raise ValueError(
+                f"system option label_sets='per_direction' does not apply to transition "
+                f"system {self.name!r}: the direction in word order of the arcs of its "
+                f"{', '.join(unfixed)} is not fixed by the move; valid values for "
+                f"{self.name!r}: ['shared']")
 
     def default_projectivize(self, oracle):
         """Lift non-projective gold unless the system derives non-projective trees or the
@@ -308,16 +331,24 @@ cdef class DynOracleSystem(TransitionSystem):
         return 0
 
     cdef int declare_move(self, int move, move_is_valid_t is_valid, move_do_t do,
-                          int head_at=NO_ARC, int child_at=NO_ARC) except -1:
+                          int head_at=NO_ARC, int child_at=NO_ARC,
+                          int direction=DIRECTION_FROM_ENDS) except -1:
         """One row of the move table: the move id, spaCy's validity and action for its
-        classes, and where its arc ends (NO_ARC: none; ROOT's is (AT_S0, AT_S0), s0 points to
-        itself). A move with an arc other than ROOT carries the arc labels."""
+        classes, where its arc ends (NO_ARC: none; ROOT's is (AT_S0, AT_S0), s0 points to
+        itself) and the arc's direction in word order. A move with an arc other than ROOT
+        carries the arc labels. By default the direction follows from the ends, for a stack
+        in word order (a stack word precedes the words above it and the buffer); a system
+        gives it where the ends do not say it (AT_SYSTEM) or the stack is reordered
+        (DIRECTION_NOT_FIXED)."""
         if not 0 <= move < N_MOVES:
             raise ValueError(f"{self.name}: no move id {move}")
+        if direction == DIRECTION_FROM_ENDS:
+            direction = direction_from_ends(head_at, child_at)
         self.move_table[move].is_valid = is_valid
         self.move_table[move].do = do
         self.move_table[move].head_at = head_at
         self.move_table[move].child_at = child_at
+        self.move_table[move].direction = direction
         return 0
 
     @property
@@ -330,6 +361,12 @@ cdef class DynOracleSystem(TransitionSystem):
         """The moves that add an arc, hence carry labels (ROOT's one label is "ROOT")."""
         return tuple(m for m in self.move_types
                      if m != ROOT and self.move_table[m].head_at != NO_ARC)
+
+    @property
+    def arc_directions(self):
+        """{move id: "leftward", "rightward" or None (not fixed by the move)} of the arc
+        moves, from the move table."""
+        return {m: DIRECTIONS[self.move_table[m].direction] for m in self.arc_move_types}
 
     cdef Transition init_transition(self, int clas, int move, attr_t label) except *:
         cdef Transition t
@@ -363,13 +400,11 @@ cdef class DynOracleSystem(TransitionSystem):
         return labels
 
     def get_actions(self, **kwargs):
-        """Class table {move: {label: freq}} from the training examples. Every arc move
-        gets the same label set (a label seen in either direction may be needed by any arc
-        move once non-projective moves reorder the stack); labels rarer than min_freq back
-        off to 'dep', as in spaCy."""
-        min_freq = kwargs.get("min_freq", None)
+        """Class table {move: {label: freq}} from the training examples: the labels of
+        their gold arcs (lifted when projectivize is on) counted per direction in word
+        order, then class_table."""
         projectivize = kwargs.get("projectivize", self.projectivize)
-        counts = Counter()
+        counts = {"leftward": Counter(), "rightward": Counter()}
         n_roots = 0
         for example in kwargs.get("examples", []):
             eg = Example(example.reference, example.reference)
@@ -380,16 +415,34 @@ cdef class DynOracleSystem(TransitionSystem):
                 if head == child:
                     n_roots += 1
                 else:
-                    counts[label] += 1
+                    counts["leftward" if head > child else "rightward"][label] += 1
+        return self.class_table(counts, n_roots, min_freq=kwargs.get("min_freq", None),
+                                learn_tokens=kwargs.get("learn_tokens") is True)
+
+    def class_table(self, label_counts, n_roots=1, min_freq=None, learn_tokens=False):
+        """Class table {move: {label: freq}} from the gold arcs' label frequencies per
+        direction ({"leftward": {label: freq}, "rightward": ...}). With label_sets="shared"
+        every arc move gets the labels seen in either direction (a label seen in either
+        direction may be needed by any arc move once non-projective moves reorder the
+        stack: swap); with "per_direction" each arc move gets those seen on arcs of its own
+        direction (arc_directions), as spaCy's arc-eager. Labels rarer than min_freq back
+        off to 'dep' (init_gold), which every arc move has."""
+        if self.cfg["label_sets"] == "shared":
+            shared = Counter(label_counts.get("leftward", {}))
+            shared.update(label_counts.get("rightward", {}))
+            by_direction = {d: shared for d in DIRECTIONS}
+        else:
+            by_direction = {d: label_counts.get(d, {}) for d in DIRECTIONS}
+        directions = self.arc_directions
         actions = {}
         for move in self.move_types:
             if move == ROOT:
                 actions[move] = {"ROOT": max(n_roots, 1)}
-            elif move in self.arc_move_types:
-                actions[move] = {label: freq for label, freq in counts.items()
+            elif move in directions:
+                actions[move] = {label: freq for label, freq in by_direction[directions[move]].items()
                                  if min_freq is None or freq >= min_freq}
                 actions[move].setdefault(BACKOFF_LABEL, 0)
-                if kwargs.get("learn_tokens") is True:
+                if learn_tokens:
                     actions[move].setdefault("subtok", 0)
             else:
                 actions[move] = {"": 1}
@@ -432,28 +485,41 @@ cdef class DynOracleSystem(TransitionSystem):
                 return True
         return False
 
-    def arc_labels(self):
-        """Labels that arc classes carry (all arc moves share one label set)."""
-        for move in self.arc_move_types:
-            if move in self.labels:
-                return set(self.labels[move])
-        return set()
+    def arc_label_sets(self):
+        """{direction: the labels every arc move of that direction carries} (label_sets
+        "shared": the labels of every arc move, under each direction)."""
+        per_direction = self.cfg["label_sets"] == "per_direction"
+        directions = self.arc_directions
+        sets = {}
+        for d in DIRECTIONS:
+            moves = [m for m in directions if not per_direction or directions[m] == d]
+            sets[d] = set.intersection(*[set(self.labels.get(m, ())) for m in moves]) \
+                if moves else set()
+        return sets
 
-    def init_gold(self, StateClass state, Example example):
-        heads, labels = example.get_aligned_parse(projectivize=self.projectivize)
-        strings = example.x.vocab.strings
-        known = self.arc_labels()
+    def gold_label_ids(self, heads, labels, strings):
+        """The label id of each word's gold arc as the costs read it (GoldC.labels): ROOT
+        for a root, None where the head or label is unknown (head None or -1), else the
+        label if the arc moves of the arc's direction carry it, else BACKOFF_LABEL, as
+        spaCy backs off a rare label. A move builds a gold arc only in the arc's own
+        direction, so exactly its class with this label costs no label error."""
+        known = self.arc_label_sets()
         label_ids = []
         for i, (h, lab) in enumerate(zip(heads, labels)):
-            if h is None:
+            if h is None or h < 0:
                 label_ids.append(None)
             elif h == i:
                 label_ids.append(self.root_label)
             elif lab is None or lab == "":
                 label_ids.append(None)
             else:
-                label_ids.append(strings.add(lab if lab in known else BACKOFF_LABEL))
-        gold = DynGold(heads, label_ids)
+                usable = lab in known["leftward" if h > i else "rightward"]
+                label_ids.append(strings.add(lab if usable else BACKOFF_LABEL))
+        return label_ids
+
+    def init_gold(self, StateClass state, Example example):
+        heads, labels = example.get_aligned_parse(projectivize=self.projectivize)
+        gold = DynGold(heads, self.gold_label_ids(heads, labels, example.x.vocab.strings))
         self.attach_oracle(gold)
         return gold
 
@@ -887,6 +953,18 @@ cdef void training_target(DynOracleSystem system, bint eager_root, bint close_se
         close_sentences_target(system, is_valid, costs, st, gold)
     if target == TARGET_STATIC:
         static_target(system, is_valid, costs, st, gold)
+
+
+cdef int direction_from_ends(int head_at, int child_at) noexcept:
+    """The direction in word order of an arc between two ends of the move table, for a stack
+    in word order: deeper stack words come first, the buffer front last."""
+    if (head_at == NO_ARC or child_at == NO_ARC or head_at == AT_SYSTEM
+            or child_at == AT_SYSTEM or head_at == child_at):
+        return DIRECTION_NOT_FIXED
+    # AT_S0 + k is S(k): the larger, the further left; AT_B0 right of the whole stack
+    if child_at == AT_B0 or (head_at != AT_B0 and head_at > child_at):
+        return RIGHTWARD
+    return LEFTWARD
 
 
 def _rebuild(cls, strings, labels, cfg, oracle):
