@@ -13,17 +13,28 @@ PY=${PYTHON:-python3}
 # built against the installed spaCy, and no Cython source is newer than its module.
 up_to_date() {
     "$PY" - <<'PYEOF' 2>/dev/null
-import pathlib, sys
+import pathlib, re, sys
 import spacy_dynoracle as d
 root = pathlib.Path(".").resolve()
 if pathlib.Path(d.__file__).resolve().parent != root / "spacy_dynoracle":
     sys.exit(1)
 d.check_spacy_version()
-sources = list((root / "cython_src" / "spacy_dynoracle").glob("*.p[yx][xd]"))
-built = list((root / "spacy_dynoracle").glob("*.so"))
-pyx = list((root / "cython_src" / "spacy_dynoracle").glob("*.pyx"))
-if len(built) < len(pyx) or max(p.stat().st_mtime for p in sources) > min(b.stat().st_mtime for b in built):
-    sys.exit(1)
+src = root / "cython_src" / "spacy_dynoracle"
+
+def sources(name, seen):
+    """The module's .pyx/.pxd and, transitively, the package .pxd files they cimport
+    (`from .x cimport`): what setup.py's build recompiles the module for."""
+    for path in (src / f"{name}.pyx", src / f"{name}.pxd"):
+        if path.exists() and path not in seen:
+            seen.add(path)
+            for dep in re.findall(r"^\s*from \.(\w+) cimport", path.read_text(encoding="utf-8"), re.M):
+                sources(dep, seen)
+    return seen
+
+for pyx in src.glob("*.pyx"):
+    built = list((root / "spacy_dynoracle").glob(f"{pyx.stem}.*.so"))
+    if not built or max(p.stat().st_mtime for p in sources(pyx.stem, set())) > built[0].stat().st_mtime:
+        sys.exit(1)
 PYEOF
 }
 if [ "${REINSTALL:-0}" != 1 ] && up_to_date; then

@@ -194,6 +194,10 @@ class Simulator:
         name = self._names[self._codes.index(code)]
         return f"{name}-{label}" if label and name != "ROOT" else name
 
+    def _gold_label_ids(self, gold_heads, gold_labels):
+        """The label ids the costs read, backed off as training backs them off."""
+        return self.moves.gold_label_ids(gold_heads, gold_labels, self.vocab.strings)
+
     def _gold(self, gold_heads, gold_labels):
         key = (tuple(gold_heads), tuple(gold_labels) if gold_labels is not None else None)
         if self._gold_cache is not None and self._gold_cache[0] == key:
@@ -206,8 +210,7 @@ class Simulator:
         if gold_labels is None:
             label_ids = [0] * self.n_words
         else:
-            label_ids = self.moves.gold_label_ids(list(gold_heads), list(gold_labels),
-                                                  self.vocab.strings)
+            label_ids = self._gold_label_ids(list(gold_heads), list(gold_labels))
         gold = self._gold_class(list(gold_heads), label_ids)
         self.moves.attach_oracle(gold)  # per-document oracle data, exactly as init_gold
         self._gold_cache = (key, gold)
@@ -256,6 +259,12 @@ class ListSimulator(Simulator):
             name = self.moves.action_name(a)
             out[name if name == "ROOT" else f"{name}-{self.vocab.strings[lab]}"] = int(c)
         return out
+
+    def _gold_label_ids(self, gold_heads, gold_labels):
+        """Every label is one the moves carry (one label set, no back-off yet: part 2)."""
+        return [self.vocab.strings.add("ROOT") if h == i
+                else (0 if lab is None else self.vocab.strings.add(lab))
+                for i, (h, lab) in enumerate(zip(gold_heads, gold_labels))]
 
     def training_costs(self, gold_heads, gold_labels):
         """No training-target options yet (part 2): the labelled costs."""
