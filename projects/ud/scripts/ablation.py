@@ -42,25 +42,25 @@ def ablation_lines(groups, baseline: str, variants, metric: str):
     split, path = METRICS[metric]
     treebanks = [key for key, by_id in groups.items() if baseline in by_id]
     ids = variants or sorted({rid for key in treebanks for rid in groups[key] if rid != baseline})
+    base = {key: by_seed(groups[key][baseline], split, path) for key in treebanks}
     head = ["variant"] + [f"{tb.replace('UD_', '')} ({pipe})" for tb, pipe in treebanks] + ["all pairs"]
     lines = [f"{metric} LAS of each variant minus `{baseline}` of the same seed: mean Δ (seeds higher / "
              f"seeds paired), then the variant's mean. `{baseline}` itself: "
-             + ", ".join(f"{tb.replace('UD_', '')} {statistics.fmean(by_seed(groups[(tb, p)][baseline], split, path).values()):.2f}"
-                         f" ({len(by_seed(groups[(tb, p)][baseline], split, path))} seeds)"
-                         for tb, p in treebanks) + ".", "",
+             + ", ".join(f"{tb.replace('UD_', '')} {statistics.fmean(base[(tb, p)].values()):.2f}"
+                         f" ({len(base[(tb, p)])} seeds)" for tb, p in treebanks) + ".", "",
              "| " + " | ".join(head) + " |", "|---|" + "--:|" * (len(head) - 1)]
     for rid in ids:
         cells, pooled = [rid], []
         for key in treebanks:
             runs = groups[key].get(rid)
-            result = paired(by_seed(groups[key][baseline], split, path),
-                            by_seed(runs, split, path)) if runs else None
+            scores = by_seed(runs, split, path) if runs else {}
+            result = paired(base[key], scores)
             if result is None:
                 cells.append("")
                 continue
             mean, higher, n, diffs = result
             pooled += diffs
-            own = statistics.fmean(by_seed(runs, split, path).values())
+            own = statistics.fmean(scores.values())
             cells.append(f"{mean:+.2f} ({higher}/{n}), {own:.2f}")
         if not pooled:
             continue
