@@ -140,7 +140,8 @@ def load_trained(model_dir):
     cfg = nlp.config["components"].get("parser", {})
     if cfg.get("factory") != "dynoracle_parser":
         raise SystemExit(f"{model_dir}: no dynoracle_parser named 'parser' in this pipeline")
-    return nlp, cfg["transition_system"], cfg["oracle"]
+    # the parser's cfg holds the oracle it resolved (the config's may be null = the default)
+    return nlp, cfg["transition_system"], nlp.get_pipe("parser").cfg["oracle"]
 
 
 def stats(times_ns):

@@ -21,19 +21,28 @@ if pathlib.Path(d.__file__).resolve().parent != root / "spacy_dynoracle":
 d.check_spacy_version()
 src = root / "cython_src" / "spacy_dynoracle"
 
-def sources(name, seen):
-    """The module's .pyx/.pxd and, transitively, the package .pxd files they cimport
-    (`from .x cimport`): what setup.py's build recompiles the module for."""
-    for path in (src / f"{name}.pyx", src / f"{name}.pxd"):
-        if path.exists() and path not in seen:
-            seen.add(path)
-            for dep in re.findall(r"^\s*from \.(\w+) cimport", path.read_text(encoding="utf-8"), re.M):
-                sources(dep, seen)
+def cimported(path, seen):
+    """The package .pxd files `path` cimports (`from .x cimport`), transitively: Cython
+    recompiles a module when one of them changes, not when another module's .pyx does."""
+    for dep in re.findall(r"^\s*from \.(\w+) cimport", path.read_text(encoding="utf-8"), re.M):
+        pxd = src / f"{dep}.pxd"
+        if pxd.exists() and pxd not in seen:
+            seen.add(pxd)
+            cimported(pxd, seen)
+    return seen
+
+def sources(name):
+    """What setup.py's build recompiles the module for: its .pyx, its .pxd and the .pxd
+    files they cimport."""
+    own = [p for p in (src / f"{name}.pyx", src / f"{name}.pxd") if p.exists()]
+    seen = set(own)
+    for path in own:
+        cimported(path, seen)
     return seen
 
 for pyx in src.glob("*.pyx"):
     built = list((root / "spacy_dynoracle").glob(f"{pyx.stem}.*.so"))
-    if not built or max(p.stat().st_mtime for p in sources(pyx.stem, set())) > built[0].stat().st_mtime:
+    if not built or max(p.stat().st_mtime for p in sources(pyx.stem)) > built[0].stat().st_mtime:
         sys.exit(1)
 PYEOF
 }

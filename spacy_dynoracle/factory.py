@@ -28,7 +28,7 @@ DEPRECATED_SYSTEM_KEYS = {"degree": 2, "max_k": 2}
     default_config={
         "model": DEFAULT_PARSER_MODEL,
         "transition_system": "arc_hybrid",
-        "oracle": "dynamic",
+        "oracle": None,
         "explore_after_epochs": None,
         "explore_prob": None,
         "explore_rule": "prob",
@@ -60,7 +60,7 @@ def make_dynoracle_parser(
     name: str,
     model: Model,
     transition_system: str,
-    oracle: str,
+    oracle: Optional[str],
     explore_after_epochs: Optional[int],
     explore_prob: Optional[float],
     projectivize: Optional[bool],
@@ -83,9 +83,10 @@ def make_dynoracle_parser(
     """A dependency parser with a selectable transition system and oracle.
 
     transition_system (str): one of spacy_dynoracle.SYSTEMS.
-    oracle (str): "dynamic" (exact costs, exploration allowed), "static" (one canonical
-        move per state, always followed), or another oracle the system offers (an unknown
-        name raises an error listing the system's oracles).
+    oracle (Optional[str]): "dynamic" (exact costs, exploration allowed), "static" (one
+        canonical move per state, always followed), or another oracle the system offers (an
+        unknown name raises an error listing the system's oracles). None = the system's
+        default (`default_oracle`, the README's systems table).
     explore_after_epochs (Optional[int]): k - follow the oracle for the first k epochs
         (0-based epochs < k), then follow the model's prediction with probability
         explore_prob. None = the system's default (`default_schedule`: k = 1 for most
@@ -128,6 +129,8 @@ def make_dynoracle_parser(
         raise ValueError(f"decode must be 'greedy' or 'exact', not {decode!r}")
     if decode == "exact" or arc_marginals:
         check_exact_config(model, transition_system)
+    if oracle is None:
+        oracle = cls.default_oracle
     default_k, default_p = cls.default_schedule   # DynOracleSystem: (1, 0.9) unless overridden
     if explore_after_epochs is None:
         explore_after_epochs = default_k

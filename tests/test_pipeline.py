@@ -342,6 +342,20 @@ def test_schedule_defaults_come_from_the_system():
     assert (mine.cfg["explore_after_epochs"], mine.cfg["explore_prob"]) == (0, 0.9)
 
 
+def test_oracle_default_comes_from_the_system():
+    """oracle left null (the factory's default) takes the system's default_oracle, which the
+    parser's cfg records; an explicit oracle wins."""
+    from spacy_dynoracle import SYSTEMS, get_system_class
+
+    for name in SYSTEMS:
+        parser = make_nlp(transition_system=name).get_pipe("dynoracle_parser")
+        default = get_system_class(name).default_oracle
+        assert default in get_system_class(name).oracles
+        assert parser.cfg["oracle"] == parser.moves.oracle == default
+    static = make_nlp(transition_system="arc_eager", oracle="static").get_pipe("dynoracle_parser")
+    assert static.cfg["oracle"] == static.moves.oracle == "static"
+
+
 def test_unknown_epoch_warns_once():
     nlp = make_nlp(explore_after_epochs=1)
     parser = nlp.get_pipe("dynoracle_parser")

@@ -246,11 +246,17 @@ cdef class DynOracleSystem(TransitionSystem):
     # (Goldberg & Nivre 2012's p = 0.9; systems whose costs train better with less
     # exploration override it, with the measurement in their docs/systems page)
     default_schedule = (1, 0.9)
+    # the oracle when the config leaves `oracle` null: the one whose parser scores best at
+    # convergence (issue 19); a system that trains better with another overrides it, with
+    # the measurement in its docs/systems page
+    default_oracle = "dynamic"
     explore_rules = EXPLORE_RULES    # the values of the factory's explore_rule
 
     def __init__(self, strings, labels_by_action=None, min_freq=None, *,
-                 projectivize=None, oracle="dynamic", **options):
+                 projectivize=None, oracle=None, **options):
         TransitionSystem.__init__(self, strings)
+        if oracle is None:
+            oracle = self.default_oracle
         unknown = set(options) - set(self.options) - set(COMMON_OPTIONS)
         if unknown:
             raise ValueError(f"transition system {self.name!r} has no option(s) "
