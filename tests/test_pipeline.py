@@ -331,6 +331,8 @@ def test_schedule_defaults_come_from_the_system():
     """explore_after_epochs / explore_prob left null take the system's default_schedule;
     explicit values win."""
     assert make_nlp().get_pipe("dynoracle_parser").cfg["explore_after_epochs"] == 1
+    eager = make_nlp(transition_system="arc_eager").get_pipe("dynoracle_parser")
+    assert (eager.cfg["explore_after_epochs"], eager.cfg["explore_prob"]) == (0, 1.0)
     swap = make_nlp(transition_system="swap").get_pipe("dynoracle_parser")
     assert (swap.cfg["explore_after_epochs"], swap.cfg["explore_prob"]) == (2, 0.5)
     swap.epoch = 1

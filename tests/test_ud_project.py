@@ -169,6 +169,32 @@ def test_a_dynamic_run_that_would_never_explore_is_named(capsys):
     out = capsys.readouterr().out
     assert "warning: swap-dynamic-k2 never explores" in out and "arc_hybrid-static never" not in out
 
+def test_a_finished_run_is_reused_only_with_the_schedule_it_trained_with(tmp_path, monkeypatch):
+    """A run id without -k/-p means the system's default schedule: when that default changes,
+    train() refuses to take an old run folder for the new setting (run.json's "schedule", or
+    model-best's parser cfg for runs written before it was recorded)."""
+    import json
+    import matrix
+    import train_one
+    from spacy_dynoracle import get_system_class
+
+    run = matrix.make_run("swap", "dynamic")
+    default = get_system_class("swap").default_schedule
+    monkeypatch.setattr(train_one, "treebank_files", lambda tb, root: {})
+    out = train_one.run_dir(tmp_path, "UD_X", "tagger", run.id, 0)
+    (out / "model-best" / "parser").mkdir(parents=True)
+    (out / "run.json").write_text(json.dumps({"run": run.id}), encoding="utf-8")
+    old = {"explore_after_epochs": default[0] + 1, "explore_prob": 0.25}
+    (out / "model-best" / "parser" / "cfg").write_text(json.dumps(old), encoding="utf-8")
+    with pytest.raises(SystemExit, match=r"\(k, p\) = \(%d, 0.25\)" % (default[0] + 1)):
+        train_one.train(run, "UD_X", output=tmp_path, pipeline="tagger", seed=0)
+    # the folder is reused once it records the schedule the run resolves to
+    (out / "run.json").write_text(json.dumps({"run": run.id, "schedule": list(default)}),
+                                  encoding="utf-8")
+    assert train_one.train(run, "UD_X", output=tmp_path, pipeline="tagger", seed=0) == out
+    assert train_one.resolved_schedule(matrix.make_run("spacy")) is None
+    assert train_one.resolved_schedule(matrix.make_run("swap", "static-lazy")) is None
+
 # ----------------------------------------------------------------------------- UDPipe 1
 
 def _tiny_sentence(rng, k):

@@ -99,6 +99,46 @@ def with_schedule(run: Run, explore_after=None, explore_prob=None) -> Run:
     return dataclasses.replace(run, id=base + suffix + plus + variant)
 
 
+def resolved_schedule(run: Run, explore_after=None, explore_prob=None):
+    """The (k, p) a run trains with: the explicit values, else its system's default_schedule
+    (None for runs that do not explore: spaCy's parser, the biaffine parser, static oracles)."""
+    if run.system in ("spacy", BIAFFINE) or not run.dynamic:
+        return None
+    from spacy_dynoracle import get_system_class
+
+    default_k, default_p = get_system_class(run.system).default_schedule
+    return (default_k if explore_after is None else explore_after,
+            default_p if explore_prob is None else explore_prob)
+
+
+def recorded_schedule(folder: Path):
+    """The (k, p) a finished run trained with: run.json's "schedule", or for runs written
+    before it was recorded, the values model-best's parser resolved (its cfg)."""
+    info = json.loads((folder / "run.json").read_text(encoding="utf-8"))
+    if "schedule" in info:
+        return tuple(info["schedule"]) if info["schedule"] is not None else None
+    cfg = folder / "model-best" / "parser" / "cfg"
+    if not cfg.exists():
+        return None
+    parser = json.loads(cfg.read_text(encoding="utf-8"))
+    if "explore_after_epochs" not in parser:
+        return None
+    return parser["explore_after_epochs"], parser["explore_prob"]
+
+
+def check_same_schedule(out: Path, schedule):
+    """A finished run is reused only if it trained with the schedule this run resolves to: a
+    run id without -k/-p means "the system's default", and a default that changed (e.g.
+    arc_eager's, issue 18) must not mix old and new runs under one id."""
+    before = recorded_schedule(out)
+    if schedule is not None and before is not None and tuple(before) != tuple(schedule):
+        raise SystemExit(
+            f"{out} was trained with the exploration schedule (k, p) = {tuple(before)}, but this "
+            f"run resolves to {tuple(schedule)} (the system's default_schedule changed since): "
+            "write the new runs to another --output, or give --explore-after/--explore-prob "
+            "explicitly (the run id then names them)")
+
+
 def never_explores(run: Run, epochs: int, explore_after=None, explore_prob=None):
     """Why a dynamic run would never follow its model (None if it explores): exploration
     starts at 0-based epoch k, so k >= epochs (e.g. --epochs 2 with a (2, 0.5) schedule) or
@@ -106,11 +146,7 @@ def never_explores(run: Run, epochs: int, explore_after=None, explore_prob=None)
     experiment (--explore-after 5), but easy to run by accident when epochs are cut."""
     if run.system == "spacy" or not run.dynamic:
         return None
-    from spacy_dynoracle import get_system_class
-
-    default_k, default_p = get_system_class(run.system).default_schedule
-    k = default_k if explore_after is None else explore_after
-    p = default_p if explore_prob is None else explore_prob
+    k, p = resolved_schedule(run, explore_after, explore_prob)
     if p <= 0:
         return f"{run.id} never explores: explore_prob is 0"
     if epochs > 0 and k >= epochs:
@@ -133,7 +169,9 @@ def train(run: Run, treebank: str, *, output=PROJECT / "training", pipeline="par
     files = treebank_files(treebank, ud_root)
     run = with_schedule(run, kwargs.get("explore_after"), kwargs.get("explore_prob"))
     out = run_dir(output, treebank, pipeline, run.id, seed)
+    schedule = resolved_schedule(run, kwargs.get("explore_after"), kwargs.get("explore_prob"))
     if (out / "run.json").exists() and not force:
+        check_same_schedule(out, schedule)
         print(f"done already: {out} (--force to retrain)", flush=True)
         return out
     why = never_explores(run, kwargs.get("epochs", 10), kwargs.get("explore_after"),
@@ -154,6 +192,7 @@ def train(run: Run, treebank: str, *, output=PROJECT / "training", pipeline="par
     write_json(out / "run.json", {
         "treebank": treebank, "pipeline": pipeline, "run": run.id, "system": run.system,
         "oracle": run.oracle, "dynamic": run.dynamic, "options": run.options, "seed": seed,
+        "schedule": list(schedule) if schedule is not None else None,
         "train_seconds": round(seconds, 1), "train_cpu_seconds": round(cpu, 1), "command": shlex.join(cmd),
         "python": cmd[0],
         "settings": {k: str(v) if isinstance(v, Path) else v for k, v in kwargs.items()},
