@@ -102,6 +102,10 @@ cdef class LRSWork:
     cdef int cap                   # insert: thresh minus the sure losses of the target cell
     cdef vector[int] sure          # sure[x] = 1: item x loses 1 in every computation (dp)
     cdef vector[int] sufL, sufR    # sure losses of the items after i (stack) / j (right)
+    cdef vector[int] pend          # dp: pending items of cell (i, j) at i * (lR + 2) + j
+    cdef int pend_w                # its row width, lR + 2
+    cdef const LRSElem* cur_el     # dp: the elements (insert's credit of pending items)
+    cdef int cur_lL
     cdef vector[LRSMemo] memo      # ring of exact successor values (the next state's bound)
     cdef int memo_next
     cdef int prn[2 * LRS_MAXK + 1]                 # successor_values: value pruned (> bound)
@@ -111,6 +115,9 @@ cdef class LRSWork:
     cdef public long reruns        # states whose bound was too low (every successor pruned)
     cdef void mark_sure(self, const LRSGold* g, const LRSElem* el, int nE, int b,
                         int nR) noexcept nogil
+    cdef void mark_pending(self, const LRSGold* g, const LRSElem* el, int lL,
+                           int lR) noexcept nogil
+    cdef int spine_credit(self, const Entry* e, int i, int j) noexcept nogil
     cdef int dp(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil
     cdef LRSElem* fresh_root_sub(self, int m) noexcept nogil
     cdef int lower_pass(self, const LRSGold* g, const LRSElem* el, int t1) noexcept nogil

@@ -402,9 +402,11 @@ cdef class LRSWork:
                 e.ls.node[0] = -1
                 e.rs.node[0] = -1
         if self.thresh < LRS_INF:
-            # the wildcard's future arc as a dependent costs 1 (above); 0 is never one
+            # the wildcard's future arc as a dependent costs 1 (above); 0 is never one;
+            # the pending items of the cell lose 1 each unless e's spine holds their head
             lb = 1 if e.root < 0 else (self.sure[e.root] if e.root > 0 else 0)
-            if e.loss + lb > self.cap:
+            lb += self.pend[i * self.pend_w + j]
+            if e.loss + lb > self.cap and e.loss + lb - self.spine_credit(e, i, j) > self.cap:
                 self.pruned += 1
                 return
         size = cell.size()
@@ -506,6 +508,8 @@ cdef class LRSWork:
                 self.posL[tb.rs[t]] = i
         for j in range(2, lR + 1):
             self.posR[self.rootR[j]] = j
+        if self.thresh < LRS_INF:
+            self.mark_pending(g, el, lL, lR)
         # cells T[i][j] at (i - 1) * lR + (j - 1)
         if <int>self.cells.size() < lL * lR:
             self.cells.resize(lL * lR)
@@ -658,6 +662,89 @@ cdef class LRSWork:
             h = g.head[x]
             self.sure[x] = h > 0 and h < b and self.rsel[h] == 0
         clear_spine_marks(el, nE, self.lsel.data(), self.rsel.data())
+
+    cdef void mark_pending(self, const LRSGold* g, const LRSElem* el, int lL,
+                           int lR) noexcept nogil:
+        """pend[i * (lR + 2) + j]: the pending items of cell (i, j), items still to come (a
+        stack item σL[k], k > i, or a right item rootR[k], k > j), not sure, whose known
+        gold head is a node of the tree the cell has built (on a spine of σL[1..i], posL,
+        or a right item rootR[2..j], posR). Such an item can only be attached correctly
+        by a node of the current tree that is on its left spine (a stack item) or right
+        spine (a right item) now: a node off those spines never returns to them (la_k keeps
+        a prefix of the left spine below the new root, ra_k a prefix of the right one; the
+        tree taken loses the other spine) and a stack item that takes the tree has its head
+        below it. So entry e of the cell loses at least pend - spine_credit(e) more (insert).
+        Each item adds 1 to a rectangle of cells (2-D difference array, then prefix sums)."""
+        cdef int W = lR + 2
+        cdef int k, d, h, p, q, r1, r2, c1, c2, i, j
+        cdef int* D
+        self.pend_w = W
+        self.cur_el = el
+        self.cur_lL = lL
+        self.pend.assign((lL + 2) * W, 0)
+        D = self.pend.data()
+        for k in range(2, lL + lR + 1):
+            if k <= lL:                      # stack item σL[k]
+                d = el[lL - k].root
+            elif k - lL >= 2:                # right item rootR[k - lL]
+                d = self.rootR[k - lL]
+            else:
+                continue
+            if d <= 0 or self.sure[d]:
+                continue
+            h = g.head[d]
+            if h < 0:
+                continue
+            p = self.posL[h]
+            q = self.posR[h]
+            if k <= lL:
+                if 1 <= p < k:               # head in σL[p]: pending for i in [p, k-1]
+                    r1, r2, c1, c2 = p, k - 1, 1, lR
+                elif q >= 2:                 # head is rootR[q]: for i < k, j >= q
+                    r1, r2, c1, c2 = 1, k - 1, q, lR
+                else:
+                    continue
+            else:
+                if p >= 1:                   # head in σL[p]: for i >= p, j < k
+                    r1, r2, c1, c2 = p, lL, 1, k - lL - 1
+                elif 2 <= q < k - lL:        # head is rootR[q]: for j in [q, k-1]
+                    r1, r2, c1, c2 = 1, lL, q, k - lL - 1
+                else:
+                    continue
+            if r1 > r2 or c1 > c2:
+                continue
+            D[r1 * W + c1] += 1
+            D[r1 * W + c2 + 1] -= 1
+            D[(r2 + 1) * W + c1] -= 1
+            D[(r2 + 1) * W + c2 + 1] += 1
+        for i in range(1, lL + 1):
+            for j in range(1, lR + 1):
+                D[i * W + j] += D[(i - 1) * W + j] + D[i * W + j - 1] - D[(i - 1) * W + j - 1]
+
+    cdef int spine_credit(self, const Entry* e, int i, int j) noexcept nogil:
+        """The pending items of cell (i, j) (mark_pending) whose gold head is on e's left
+        spine (stack items σL[k], k > i) or right spine (right items rootR[k], k > j)."""
+        cdef const LRSGold* g = self.g
+        cdef int s, kk, c, x, p, n = 0
+        for s in range(e.ls.len):
+            x = e.ls.node[s]
+            if x < 0:
+                continue
+            for kk in range(g.kid_start[x], g.kid_start[x + 1]):
+                c = g.kids[kk]
+                p = self.posL[c]
+                if p > i and p <= self.cur_lL and self.cur_el[self.cur_lL - p].root == c \
+                        and not self.sure[c]:
+                    n += 1
+        for s in range(e.rs.len):
+            x = e.rs.node[s]
+            if x < 0:
+                continue
+            for kk in range(g.kid_start[x], g.kid_start[x + 1]):
+                c = g.kids[kk]
+                if self.posR[c] > j and not self.sure[c]:
+                    n += 1
+        return n
 
     cdef int F(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil:
         """Future loss F(c) (docs/specs/lr_spine_and_arc_standard.md §3.7), el[0..nE-1] bottom ->
