@@ -115,6 +115,9 @@ cdef class LRSWork:
     cdef public long reruns        # states whose bound was too low (every successor pruned)
     cdef void mark_sure(self, const LRSGold* g, const LRSElem* el, int nE, int b,
                         int nR) noexcept nogil
+    cdef void mark_spines(self, const LRSGold* g, const LRSElem* el, int nE) noexcept nogil
+    cdef bint root_lost(self, const LRSGold* g, int d, int t, int b) noexcept nogil
+    cdef bint right_lost(self, const LRSGold* g, int x, int b) noexcept nogil
     cdef void mark_pending(self, const LRSGold* g, const LRSElem* el, int lL,
                            int lR) noexcept nogil
     cdef int spine_credit(self, const Entry* e, int i, int j) noexcept nogil

@@ -641,9 +641,20 @@ cdef class LRSWork:
         """sure[x] = 1 for the items of dp (the element roots el[1..], the right items
         self.R[0..nR-1]) whose known gold head can no longer take them, as in lost(): each
         is attached by a wrong arc in every derivation (dp clears the marks)."""
-        cdef int t, s, d, h, x
+        cdef int t
         if <int>self.sure.size() < g.n + 2:
             self.sure.resize(g.n + 2, 0)
+        self.mark_spines(g, el, nE)
+        for t in range(1, nE):
+            self.sure[el[t].root] = self.root_lost(g, el[t].root, t, b)
+        for t in range(nR):
+            self.sure[self.R[t]] = self.right_lost(g, self.R[t], b)
+        clear_spine_marks(el, nE, self.lsel.data(), self.rsel.data())
+
+    cdef void mark_spines(self, const LRSGold* g, const LRSElem* el, int nE) noexcept nogil:
+        """lsel[x] / rsel[x] = t + 1 for the left / right spine nodes x of el[t] (root_lost,
+        right_lost; the caller clears them with clear_spine_marks)."""
+        cdef int t, s
         if <int>self.lsel.size() < g.n + 2:
             self.lsel.resize(g.n + 2, 0)
             self.rsel.resize(g.n + 2, 0)
@@ -652,16 +663,19 @@ cdef class LRSWork:
                 self.lsel[el[t].ls[s]] = t + 1
             for s in range(el[t].nr):
                 self.rsel[el[t].rs[s]] = t + 1
-        for t in range(1, nE):
-            d = el[t].root
-            h = g.head[d]
-            self.sure[d] = not (h <= 0 or h >= b or self.lsel[h] > t + 1
-                                or 0 < self.rsel[h] < t + 1)
-        for t in range(nR):
-            x = self.R[t]
-            h = g.head[x]
-            self.sure[x] = h > 0 and h < b and self.rsel[h] == 0
-        clear_spine_marks(el, nE, self.lsel.data(), self.rsel.data())
+
+    cdef bint root_lost(self, const LRSGold* g, int d, int t, int b) noexcept nogil:
+        """The root d of el[t] can no longer get its gold head (after mark_spines): a known
+        head left of b (not 0, not unknown, not a buffer word) that is neither on the left
+        spine of a higher element nor on the right spine of a lower one."""
+        cdef int h = g.head[d]
+        return not (h <= 0 or h >= b or self.lsel[h] > t + 1 or 0 < self.rsel[h] < t + 1)
+
+    cdef bint right_lost(self, const LRSGold* g, int x, int b) noexcept nogil:
+        """Buffer word x can no longer get its gold head (after mark_spines): a known head
+        left of b on no element's right spine."""
+        cdef int h = g.head[x]
+        return h > 0 and h < b and self.rsel[h] == 0
 
     cdef void mark_pending(self, const LRSGold* g, const LRSElem* el, int lL,
                            int lR) noexcept nogil:
@@ -970,30 +984,15 @@ cdef class LRSWork:
         them (module docstring, "Guard"): for a stack root d of el[t], a head left of b that
         is neither on the left spine of a higher element nor on the right spine of a lower
         one; for a buffer word, a head left of b on no element's right spine."""
-        cdef int t, s, d, h, x, E
+        cdef int t, x, E
         cdef int n_lost = 0
-        if <int>self.lsel.size() < g.n + 2:
-            self.lsel.resize(g.n + 2, 0)
-            self.rsel.resize(g.n + 2, 0)
-        for t in range(nE):
-            for s in range(el[t].nl):
-                self.lsel[el[t].ls[s]] = t + 1
-            for s in range(el[t].nr):
-                self.rsel[el[t].rs[s]] = t + 1
+        self.mark_spines(g, el, nE)
         for t in range(1, nE):
-            d = el[t].root
-            h = g.head[d]
-            if h <= 0 or h >= b:        # unknown, the root 0, or a buffer word: reachable
-                continue
-            if self.lsel[h] > t + 1 or 0 < self.rsel[h] < t + 1:
-                continue
-            n_lost += 1
+            n_lost += self.root_lost(g, el[t].root, t, b)
         if b <= g.n:
             E = g.blk_e[b] if self.cut else g.n
             for x in range(b, E + 1):
-                h = g.head[x]
-                if h > 0 and h < b and self.rsel[h] == 0:
-                    n_lost += 1
+                n_lost += self.right_lost(g, x, b)
         clear_spine_marks(el, nE, self.lsel.data(), self.rsel.data())
         return n_lost
 
@@ -1088,7 +1087,9 @@ cdef class LRSWork:
                 if want[K + k] and k <= s2.nr:
                     d[K + k] = dlt(g, s2.rs[k - 1], s1.root)
         if self.exact:
-            for t in range(2 * K + 1):
+            # sh, la_1, ra_1, la_2, ra_2, ...: the order decides where the guard trips
+            for k in range(2 * K + 1):
+                t = 0 if k == 0 else ((k + 1) // 2 if k % 2 else K + k // 2)
                 if d[t] >= 0:
                     n += self.move_value(g, el, nE, b, t, val, low, bound, &self.skey[t])
             return n
