@@ -739,25 +739,23 @@ cdef class LRSWork:
         """The pending items of cell (i, j) (mark_pending) whose gold head is on e's left
         spine (stack items σL[k], k > i) or right spine (right items rootR[k], k > j)."""
         cdef const LRSGold* g = self.g
-        cdef int s, kk, c, x, p, n = 0
-        for s in range(e.ls.len):
-            x = e.ls.node[s]
-            if x < 0:
-                continue
-            for kk in range(g.kid_start[x], g.kid_start[x + 1]):
-                c = g.kids[kk]
-                p = self.posL[c]
-                if p > i and p <= self.cur_lL and self.cur_el[self.cur_lL - p].root == c \
-                        and not self.sure[c]:
-                    n += 1
-        for s in range(e.rs.len):
-            x = e.rs.node[s]
-            if x < 0:
-                continue
-            for kk in range(g.kid_start[x], g.kid_start[x + 1]):
-                c = g.kids[kk]
-                if self.posR[c] > j and not self.sure[c]:
-                    n += 1
+        cdef int side, s, kk, c, x, p, n = 0
+        cdef const Spine* sp
+        for side in range(2):
+            sp = &e.ls if side == 0 else &e.rs
+            for s in range(sp.len):
+                x = sp.node[s]
+                if x < 0:
+                    continue
+                for kk in range(g.kid_start[x], g.kid_start[x + 1]):
+                    c = g.kids[kk]
+                    if self.sure[c]:
+                        continue
+                    if side == 0:       # a stack item below i: the root of σL[posL[c]]
+                        p = self.posL[c]
+                        n += p > i and p <= self.cur_lL and self.cur_el[self.cur_lL - p].root == c
+                    else:               # a right item after j
+                        n += self.posR[c] > j
         return n
 
     cdef int F(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil:
