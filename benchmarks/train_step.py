@@ -8,6 +8,14 @@ model with probability explore_prob as in training), and `nlp.update` is timed o
 same batches, interleaved between the oracles, several repetitions.
 
     python benchmarks/train_step.py --treebank UD_Hungarian-Szeged --batches 20 --reps 3
+
+--variant OPTS adds, per system that has the options, one more pipeline per oracle with
+those system options (e.g. `--variant exact_costs=false`), timed in the same interleaved
+loop; its ratio is to the static oracle of the same variant.
+
+    python benchmarks/train_step.py --treebank UD_Portuguese-Bosque --min-sent-len 100 \
+        --systems lr_spine --oracles dynamic --batches 3 --batch-docs 2 --reps 6 \
+        --variant exact_costs=false
 """
 import argparse
 import json
@@ -35,6 +43,9 @@ def main():
     ap.add_argument("--oracles", default="", help="comma-separated subset (default: each system's oracles)")
     ap.add_argument("--option", action="append", default=[],
                     help="system option KEY=VALUE for the systems that have it (e.g. degree=3), repeatable")
+    ap.add_argument("--variant", action="append", default=[],
+                    help="comma-separated KEY=VALUE system options: one more pipeline per oracle "
+                         "of each system that has them, repeatable")
     ap.add_argument("--batches", type=int, default=20, help="batches of --batch-docs Docs (10 sentences each)")
     ap.add_argument("--batch-docs", type=int, default=2)
     ap.add_argument("--min-sent-len", type=int, default=0,
@@ -51,20 +62,24 @@ def main():
     pipes = {("spacy", "stock"): build_nlp("spacy_parser.cfg", train)}
     options = parse_options(args.option)
     only = csv_list(args.oracles)
+    variants = [("", {})] + [(f"[{v}]", parse_options(csv_list(v))) for v in args.variant]
     for name, cls in registered_systems(csv_list(args.systems)):
-        opts = {k: v for k, v in options.items() if k in getattr(cls, "options", {})}
-        for oracle in cls.oracles:
-            if only and oracle not in only and not oracle.startswith("static"):
+        for suffix, extra in variants:
+            if extra and not set(extra) <= set(getattr(cls, "options", {})):
                 continue
-            try:
-                nlp = build_nlp("dynoracle.cfg", train, system_overrides(name, oracle, **opts))
-            except Exception as err:  # an oracle that cannot be built is reported, not fatal
-                print(f"# {name} {oracle}: {err!r}")
-                continue
-            for _, pipe in nlp.pipeline:
-                if isinstance(pipe, dynparser.DynOracleParser):
-                    pipe.epoch = 10**6      # exploration on (past explore_after_epochs)
-            pipes[(name, oracle)] = nlp
+            opts = {k: v for k, v in {**options, **extra}.items() if k in getattr(cls, "options", {})}
+            for oracle in cls.oracles:
+                if only and oracle not in only and not oracle.startswith("static"):
+                    continue
+                try:
+                    nlp = build_nlp("dynoracle.cfg", train, system_overrides(name, oracle, **opts))
+                except Exception as err:  # an oracle that cannot be built is reported, not fatal
+                    print(f"# {name} {oracle}{suffix}: {err!r}")
+                    continue
+                for _, pipe in nlp.pipeline:
+                    if isinstance(pipe, dynparser.DynOracleParser):
+                        pipe.epoch = 10**6      # exploration on (past explore_after_epochs)
+                pipes[(name, oracle + suffix)] = nlp
     batches = {}   # the same Docs for every pipeline, in each pipeline's own vocab
     for key, nlp in pipes.items():
         egs = load_examples(train, limit=n_docs, vocab=nlp.vocab, min_sent_len=args.min_sent_len)
@@ -85,18 +100,21 @@ def main():
     print(f"{args.treebank}: {n_updates} updates of {args.batch_docs} Docs ({n_words} words), "
           f"{args.reps} interleaved repetitions; {args.clock} seconds per update median (min-max); "
           f"ratio = median / the same system's static median (static-lazy for swap)")
-    print(f"{'system':14}{'oracle':16}{'s/update':>10}{'min':>9}{'max':>9}{'words/s':>10}{'÷ static':>10}{'÷ spaCy':>9}")
+    print(f"{'system':14}{'oracle':30}{'s/update':>10}{'min':>9}{'max':>9}{'words/s':>10}{'÷ static':>10}{'÷ spaCy':>9}")
     stock = statistics.median(times[("spacy", "stock")])
     out = []
     for (name, oracle), ts in times.items():
         med = statistics.median(ts)
-        # the reference: the system's "static" oracle (swap: static-lazy, its "static")
-        ref = next((o for o in ("static", "static-lazy") if (name, o) in times), None) or next(
-            (o for (n, o) in times if n == name and o.startswith("static")), None)
+        # the reference: the system's "static" oracle (swap: static-lazy, its "static"), of
+        # the same variant
+        suffix = oracle[oracle.index("["):] if "[" in oracle else ""
+        ref = next((o + suffix for o in ("static", "static-lazy") if (name, o + suffix) in times),
+                   None) or next((o for (n, o) in times if n == name and o.startswith("static")
+                                  and (o.endswith(suffix) if suffix else "[" not in o)), None)
         static = times.get((name, ref))
         ratio = med / statistics.median(static) if static else None
         per = [t / n_updates for t in ts]
-        print(f"{name:14}{oracle:16}{statistics.median(per):>10.4f}{min(per):>9.4f}{max(per):>9.4f}"
+        print(f"{name:14}{oracle:30}{statistics.median(per):>10.4f}{min(per):>9.4f}{max(per):>9.4f}"
               f"{n_words / med:>10,.0f}{(f'{ratio:.3f}' if ratio else '-'):>10}{med / stock:>9.3f}")
         out.append({"system": name, "oracle": oracle, "seconds_per_update": summary(per),
                     "words_per_s": n_words / med, "ratio_to_static": ratio, "ratio_to_spacy": med / stock})

@@ -572,39 +572,139 @@ def test_lr_spine_guard_is_sound(seed, n_docs, K):
     budgets small enough to trip: the bounds hold (lost <= F <= upper), every guarded
     cost is at most the exact one, every exact zero-cost move keeps 0, the guard trips,
     and the guarded costs are not all 0 (the bounds still separate moves)."""
-    from bruteforce import random_projective_tree
     mod = load_compiled("lr_spine_oracle")
     rng = random.Random(seed * 10 + K + 200)
     exact = mod.LRSWork(K)
     states = tripped = informative = exact_tripped = 0
-    for _ in range(n_docs):
-        heads = []
-        for _ in range(rng.randint(1, 4)):
-            heads += [h + len(heads) for h in random_projective_tree(rng.randint(1, 12), rng)]
-        gold = mod.LRSpineGold(heads)
-        guarded = mod.LRSWork(K, budget=rng.choice([1, 30, 200, 2000]))
-        for elems, b in lr_spine_walk(len(heads), K, rng, rng.choice([0.5, 0.8, 0.95])):
-            want = mod.lrs_values(exact, gold, elems, b)
-            got = mod.lrs_values(guarded, gold, elems, b)
-            assert [v is None for v in want] == [v is None for v in got]
-            F = min(v for v in want if v is not None)
-            G = min(v for v in got if v is not None)
-            cost_want = [v - F for v in want if v is not None]
-            cost_got = [v - G for v in got if v is not None]
-            assert all(g <= w and (w > 0 or g == 0) for g, w in zip(cost_got, cost_want)), (
-                heads, elems, b, want, got)
-            low, up = mod.lrs_future_bounds(guarded, gold, elems, b)
-            f = exact_future(mod, exact, gold, elems, b)
-            assert low <= f <= up, (heads, elems, b, low, f, up)
-            states += 1
-            if guarded.last_path & LRS_PATH_GUARD:
-                tripped += 1
-                informative += any(cost_got)
-                exact_tripped += cost_got == cost_want
+    def new_work():
+        return mod.LRSWork(K, budget=rng.choice([1, 30, 200, 2000]))
+
+    for heads, gold, guarded, elems, b, want, got in against_exact(
+            mod, exact, K, rng, n_docs, 4, 12, new_work):
+        cost_want, cost_got = costs_of(want), costs_of(got)
+        assert all(g <= w and (w > 0 or g == 0) for g, w in zip(cost_got, cost_want)), (
+            heads, elems, b, want, got)
+        low, up = mod.lrs_future_bounds(guarded, gold, elems, b)
+        f = exact_future(mod, exact, gold, elems, b)
+        assert low <= f <= up, (heads, elems, b, low, f, up)
+        states += 1
+        if guarded.last_path & LRS_PATH_GUARD:
+            tripped += 1
+            informative += any(cost_got)
+            exact_tripped += cost_got == cost_want
     print(f"K={K}: {states} configurations, guard tripped on {tripped}, with some cost > 0 "
           f"on {informative}, exact costs on {exact_tripped}")
     assert tripped > states // 4
     assert informative > 0
+
+
+@pytest.mark.parametrize("seed,n_docs", [(0, 30), pytest.param(1, 300, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("K", [1, 2, 3])
+def test_lr_spine_zero_set_mode(seed, n_docs, K):
+    """exact=False (lr_spine_oracle.pyx, "Zero-cost set only"), on Docs of 1-3 complete
+    projective sentences of up to 20 words along random computations with deep stacks, with
+    and without a guard: the smallest value is F, the zero-cost moves are exactly the exact
+    DP's and every other cost is between 1 and the exact one; where the guard trips, the
+    guard's contract holds (at most the exact costs, 0 wherever the exact cost is 0). The
+    bound is used: entries are dropped and the memo supplies it."""
+    mod = load_compiled("lr_spine_oracle")
+    rng = random.Random(seed * 10 + K + 300)
+    exact = mod.LRSWork(K)
+    states = guarded = 0
+    works = []
+
+    def new_work():
+        works.append(mod.LRSWork(K, exact=False, budget=rng.choice([0, 0, 300, 3000])))
+        return works[-1]
+
+    for heads, gold, work, elems, b, want, got in against_exact(
+            mod, exact, K, rng, n_docs, 3, 20, new_work):
+        F, G = min(v for v in want if v is not None), min(v for v in got if v is not None)
+        cost_want, cost_got = costs_of(want), costs_of(got)
+        if work.last_path & LRS_PATH_GUARD:
+            guarded += 1
+            assert all(g <= w and (w > 0 or g == 0) for g, w in zip(cost_got, cost_want)), (
+                heads, elems, b, want, got)
+        else:
+            assert G == F, (heads, elems, b, want, got)
+            assert all((g == 0) == (w == 0) and g <= w for g, w in zip(cost_got, cost_want)), (
+                heads, elems, b, want, got)
+        states += 1
+    pruned = sum(w.pruned for w in works)
+    hits = sum(w.memo_hits for w in works)
+    print(f"K={K}: {states} configurations, {guarded} guarded, {pruned} entries dropped by "
+          f"the bound, {hits} bounds from the memo")
+    assert pruned > 0 and hits > 0
+
+
+def test_lr_spine_exact_costs_option():
+    """exact_costs is a system option (default True); False reaches the oracle, the
+    Simulator gets the same costs as training, and anything but a bool is refused."""
+    assert Simulator("lr_spine", 3).moves.work.exact
+    assert not Simulator("lr_spine", 3, exact_costs=False).moves.work.exact
+    with pytest.raises(ValueError, match="exact_costs"):
+        Simulator("lr_spine", 3, exact_costs="yes")
+
+
+def check_zero_set_mode_bruteforce(n_states, seed):
+    """exact_costs=False through the Simulator against the shared brute force on projective
+    and multi-sentence projective gold of 2-7 words: every optimal move costs 0, every other
+    one 1 <= cost <= its exact cost."""
+    from bruteforce import BruteForce, random_projective_tree, sample_states
+    rng = random.Random(seed)
+
+    def new_case(kind):
+        heads = []
+        single = kind == "projective"
+        for _ in range(1 if single else rng.randint(2, 3)):
+            m = rng.randint(2, 7) if single else rng.randint(1, 3)
+            heads += [h + len(heads) for h in random_projective_tree(m, rng)]
+        return heads, BruteForce(heads), Simulator("lr_spine", len(heads), exact_costs=False)
+
+    checked = 0
+    for _, gold, bf, _, sim in sample_states(rng, n_states, ["projective", "multi-projective"],
+                                             new_case, per_gold=5):
+        costs = sim.costs(gold)
+        for a, exact in bf.exact_costs(sim, costs).items():
+            assert (costs[a] == 0) == (exact == 0), (gold, sim, a, costs[a], exact)
+            assert costs[a] <= exact, (gold, sim, a, costs[a], exact)
+        checked += 1
+    return checked
+
+
+def test_lr_spine_zero_set_mode_bruteforce():
+    check_zero_set_mode_bruteforce(150, seed=7)
+
+
+@pytest.mark.slow
+def test_lr_spine_zero_set_mode_bruteforce_many():
+    checked = check_zero_set_mode_bruteforce(5000, seed=17)
+    print(f"lr_spine exact_costs=False: {checked} states, 0 wrong")
+
+
+def against_exact(mod, exact, K, rng, n_docs, max_sents, max_len, make_work):
+    """Configurations along random computations with deep stacks (lr_spine_walk) on Docs
+    of 1..max_sents complete projective sentences of 1..max_len words (where the DP is
+    exact): (heads, gold, work, elems, b, values by `exact`, values by `work`), one
+    make_work() per Doc; the two agree on which moves are valid."""
+    from bruteforce import random_projective_tree
+    for _ in range(n_docs):
+        heads = []
+        for _ in range(rng.randint(1, max_sents)):
+            heads += [h + len(heads) for h in random_projective_tree(rng.randint(1, max_len), rng)]
+        gold = mod.LRSpineGold(heads)
+        work = make_work()
+        for elems, b in lr_spine_walk(len(heads), K, rng, rng.choice([0.5, 0.8, 0.95])):
+            want = mod.lrs_values(exact, gold, elems, b)
+            got = mod.lrs_values(work, gold, elems, b)
+            assert [v is None for v in want] == [v is None for v in got]
+            yield heads, gold, work, elems, b, want, got
+
+
+def costs_of(values):
+    """Costs of the valid moves: each value minus the smallest."""
+    best = min(v for v in values if v is not None)
+    return [v - best for v in values if v is not None]
 
 
 def exact_future(mod, work, gold, elems, b):

@@ -217,8 +217,11 @@ cdef class LRSpine(DynOracleSystem):
     name = "lr_spine"
     projective = True
     # budget: the most DP entries one state's oracle may insert before the guard bounds the
-    # costs (a count, so training stays reproducible; lr_spine_oracle.pyx, "Guard"); 0 = none
-    options = {"max_k": 2, "budget": 200000}
+    # costs (a count, so training stays reproducible; lr_spine_oracle.pyx, "Guard"); 0 = none.
+    # exact_costs: True, exact costs; False, the exact zero-cost set and lower bounds >= 1 for
+    # the other moves (all spaCy's loss reads), for less work (lr_spine_oracle.pyx, "Zero-cost
+    # set only"); the Simulator gets the same costs as training in either mode
+    options = {"max_k": 2, "budget": 200000, "exact_costs": True}
     cdef readonly int K
     cdef readonly LRSWork work
     cdef vector[LRSElem] _elems
@@ -237,6 +240,10 @@ cdef class LRSpine(DynOracleSystem):
         if int(self.cfg["budget"]) < 0:
             raise ValueError(f"lr_spine: budget must be >= 0 (0 = no guard), got {self.cfg['budget']}")
         self.work.budget = int(self.cfg["budget"])
+        exact = self.cfg.get("exact_costs", True)
+        if exact not in (True, False):
+            raise ValueError(f"lr_spine: exact_costs must be true or false, got {exact!r}")
+        self.work.exact = exact
         self.needs_oracle_data = True   # no fallback: costs come from attach_oracle's data
 
     cdef int declare_moves(self) except -1:
@@ -384,13 +391,18 @@ cdef class LRSpine(DynOracleSystem):
         """States whose costs came from the oracle, and how many of them used each DP
         path (see last_oracle_path); gold without oracle data (missing_oracle); lower
         passes computed (the rest came from the cache); DP entries inserted (the oracle's
-        work: `inserts` in all, `max_inserts` in one state)."""
+        work: `inserts` in all, `max_inserts` in one state); with exact_costs=False, the
+        entries the bound dropped (`pruned`, counted in `inserts` too), the states whose bound
+        came from the memo (`memo_hits`) and those valued again (`reruns`)."""
         out = {"states": self._path_counts[0]}
         for i, name in enumerate(_PATH_NAMES):
             out[name] = self._path_counts[i + 1]
         out["lower_passes"] = self.work.rho_misses
         out["inserts"] = self.work.inserts
         out["max_inserts"] = self.work.max_inserts
+        out["pruned"] = self.work.pruned
+        out["memo_hits"] = self.work.memo_hits
+        out["reruns"] = self.work.reruns
         out["missing_oracle"] = self.missing_oracle
         return out
 

@@ -22,6 +22,7 @@ cdef enum:
     LRS_PATH_NEXT = 8      # b starts a block after s0's: F(stack, no buffer) + DP([0], b..E)
     LRS_PATH_GUARD = 16    # the count budget ran out: bounded costs (LRSWork.values, "Guard")
     LRS_TRIPPED = -1       # dp / F / lower_pass: stopped by the count budget, no value
+    LRS_MEMO_SLOTS = 64    # exact F of recent successors (LRSWork.memo: the next state's bound)
 
 
 cdef struct LRSElem:
@@ -43,6 +44,12 @@ cdef struct Entry:
     int loss
     Spine ls
     Spine rs
+
+
+cdef struct LRSMemo:       # F of one configuration (LRSWork.values, zero-set mode)
+    long serial            # the gold's serial (-1: empty slot)
+    unsigned long long key # config_key of the configuration
+    int F
 
 
 cdef struct LRSGold:
@@ -89,6 +96,31 @@ cdef class LRSWork:
     cdef public long max_inserts   # ... by one values(), at most
     cdef public long guard_states  # values() calls that ran out of budget
     cdef vector[int] lsel, rsel    # lost(): element (+1) whose left / right spine holds a node
+    # zero-set mode (module docstring, "Zero-cost set only"): exact=False
+    cdef public bint exact         # True: exact costs; False: exact zero-cost set, lower bounds >= 1
+    cdef int thresh                # dp keeps only entries that may end at <= thresh (LRS_INF: all)
+    cdef int cap                   # insert: thresh minus the sure losses of the target cell
+    cdef vector[int] sure          # sure[x] = 1: item x loses 1 in every computation (dp)
+    cdef vector[int] sufL, sufR    # sure losses of the items after i (stack) / j (right)
+    cdef vector[int] pend          # dp: pending items of cell (i, j) at i * (lR + 2) + j
+    cdef int pend_w                # its row width, lR + 2
+    cdef const LRSElem* cur_el     # dp: the elements (insert's credit of pending items)
+    cdef int cur_lL
+    cdef vector[LRSMemo] memo      # ring of exact successor values (the next state's bound)
+    cdef int memo_next
+    cdef int prn[2 * LRS_MAXK + 1]                 # successor_values: value pruned (> bound)
+    cdef unsigned long long skey[2 * LRS_MAXK + 1] # successor_values: the successors' keys
+    cdef public long pruned        # entries dropped by the threshold
+    cdef public long memo_hits     # states whose bound came from the memo
+    cdef public long reruns        # states whose bound was too low (every successor pruned)
+    cdef void mark_sure(self, const LRSGold* g, const LRSElem* el, int nE, int b,
+                        int nR) noexcept nogil
+    cdef void mark_spines(self, const LRSGold* g, const LRSElem* el, int nE) noexcept nogil
+    cdef bint root_lost(self, const LRSGold* g, int d, int t, int b) noexcept nogil
+    cdef bint right_lost(self, const LRSGold* g, int x, int b) noexcept nogil
+    cdef void mark_pending(self, const LRSGold* g, const LRSElem* el, int lL,
+                           int lR) noexcept nogil
+    cdef int spine_credit(self, const Entry* e, int i, int j) noexcept nogil
     cdef int dp(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil
     cdef LRSElem* fresh_root_sub(self, int m) noexcept nogil
     cdef int lower_pass(self, const LRSGold* g, const LRSElem* el, int t1) noexcept nogil
@@ -104,8 +136,10 @@ cdef class LRSWork:
                     int* low) noexcept nogil
     cdef void values(self, const LRSGold* g, const LRSElem* el, int nE, int b,
                      const int* want, int* val) noexcept nogil
-    cdef void successor_values(self, const LRSGold* g, const LRSElem* el, int nE, int b,
-                               const int* want, int* val, int* low) noexcept nogil
+    cdef int successor_values(self, const LRSGold* g, const LRSElem* el, int nE, int b,
+                              const int* want, int* val, int* low, int* bound) noexcept nogil
+    cdef int move_value(self, const LRSGold* g, const LRSElem* el, int nE, int b, int t,
+                        int* val, int* low, int* bound, unsigned long long* key) noexcept nogil
 
 
 cdef class LRSpineGold:

@@ -124,6 +124,28 @@ exact value, U >= the smallest exact value), 0 for every move of exact cost 0, a
 wherever low = up. States that ran out are counted (guard_states, path "guard"); the
 work is at most 5/4 of the budget plus one cell's expansions per stopped DP.
 
+Zero-cost set only (exact=False; issue 23). Training reads only which moves cost 0 (spaCy's
+log loss and the move to follow), so with exact=False the values become: exact for every
+move whose value is the smallest, a lower bound above that smallest value for the others
+(costs >= 1, at most the exact cost), as attardi's exact_costs=False. That lets every DP
+drop the entries that cannot end at or below a bound V on the smallest value (branch and
+bound), which is exact for every successor whose value is <= V:
+
+* an item (a stack root or a right item of dp) whose known gold head can no longer take it
+  (the guard's lost(): a word left of b, on no spine it would need) is attached by a wrong
+  arc in every derivation, so at cell (i, j) the items still to come (sufL[i], sufR[j])
+  and the current root (if it is such an item, or the wildcard) add at least their count
+  to the loss: an entry with loss + that count > V - δ is dropped (insert), and since a
+  derivation's loss only grows, no derivation of value <= V - δ loses an entry;
+* V is the smallest value found so far among the state's successors, the arcs of cost 0
+  first; or, from the start, F of the state itself when the previous state of the same
+  Doc had this configuration as a successor of exact value (memo, LRS_MEMO_SLOTS
+  configurations keyed by config_key): Bellman's equation, min over the moves of
+  δ + F(successor) = F(state). A successor whose DP keeps no final entry gets V + 1. If
+  the bound was too low (no successor at or below it, e.g. after a hash collision, or on
+  non-projective gold where the DP is not exact), the state is valued again without one
+  (counted, reruns).
+
 Exact for complete projective gold; for non-projective or partial gold it is an
 approximation (docs/specs/lr_spine_and_arc_standard.md §3.9; an unknown head makes every arc to
 that word right), whose costs are still >= 0 with a zero-cost move among those asked for.
@@ -134,6 +156,23 @@ from .conventions cimport word_node, spec_head
 
 
 cdef long _gold_serial = 0      # LRSGold.serial: the lower-pass cache's key
+
+
+cdef inline unsigned long long config_key(const LRSElem* el, int nE, int b) noexcept nogil:
+    """A 64-bit hash (FNV-1a) of a configuration: b and every element's root and spines
+    (the memo's key; a collision can only weaken or delay the bound, see values)."""
+    cdef unsigned long long h = 14695981039346656037ULL
+    cdef int t, s
+    h = (h ^ <unsigned long long>(b + 1)) * 1099511628211ULL
+    h = (h ^ <unsigned long long>nE) * 1099511628211ULL
+    for t in range(nE):
+        h = (h ^ <unsigned long long>(el[t].root + 7)) * 1099511628211ULL
+        h = (h ^ <unsigned long long>(el[t].nl * 16 + el[t].nr)) * 1099511628211ULL
+        for s in range(el[t].nl):
+            h = (h ^ <unsigned long long>(el[t].ls[s] + 7)) * 1099511628211ULL
+        for s in range(el[t].nr):
+            h = (h ^ <unsigned long long>(el[t].rs[s] + 7)) * 1099511628211ULL
+    return h
 
 
 cdef inline int root_type(const LRSGold* g, int h) noexcept nogil:
@@ -274,7 +313,7 @@ cdef inline void append(Spine* sp, int node, int dep, int K) noexcept nogil:
 
 
 cdef class LRSWork:
-    def __init__(self, int K, bint cut=True, int mixed=2, long budget=0):
+    def __init__(self, int K, bint cut=True, int mixed=2, long budget=0, bint exact=True):
         if not 1 <= K <= LRS_MAXK:
             raise ValueError(f"the LR-spine oracle supports a cap 1..{LRS_MAXK}, not {K}")
         if not 0 <= mixed <= 2:
@@ -291,6 +330,15 @@ cdef class LRSWork:
             raise ValueError(f"budget must be >= 0 (0 = no guard), not {budget}")
         self.budget = budget
         self.limit = -1
+        self.exact = exact    # False: the zero-cost set only (module docstring)
+        self.thresh = LRS_INF
+        self.cap = LRS_INF
+        cdef LRSMemo empty
+        empty.serial = -1
+        empty.key = 0
+        empty.F = 0
+        self.memo.resize(LRS_MEMO_SLOTS, empty)
+        self.memo_next = 0
 
     cdef int prune_ls_at(self, Spine* sp, int i) noexcept nogil:
         """Restriction 1 (left, docs/specs/lr_spine_and_arc_standard.md §3.7 with P2): keep the
@@ -334,9 +382,13 @@ cdef class LRSWork:
         The relation is transitive, so filtering on insertion leaves the cell's
         non-dominated entries whatever the order of insertion (one of each set of equal
         ones), as a pass over the full cell would, without storing and sorting the
-        dominated ones (about three in four of the entries made on Hungarian)."""
+        dominated ones (about three in four of the entries made on Hungarian).
+
+        With a bound (thresh, exact=False; module docstring, "Zero-cost set only"), e is
+        dropped when its loss plus the sure losses still to come (self.cap: those of the
+        target cell's unconsumed items; its own root's, if sure) exceeds the bound."""
         cdef int h = e.root
-        cdef int gh
+        cdef int gh, lb
         cdef size_t s = 0
         cdef size_t size
         cdef Entry* x
@@ -349,6 +401,14 @@ cdef class LRSWork:
                 e.root = -1
                 e.ls.node[0] = -1
                 e.rs.node[0] = -1
+        if self.thresh < LRS_INF:
+            # the wildcard's future arc as a dependent costs 1 (above); 0 is never one;
+            # the pending items of the cell lose 1 each unless e's spine holds their head
+            lb = 1 if e.root < 0 else (self.sure[e.root] if e.root > 0 else 0)
+            lb += self.pend[i * self.pend_w + j]
+            if e.loss + lb > self.cap and e.loss + lb - self.spine_credit(e, i, j) > self.cap:
+                self.pruned += 1
+                return
         size = cell.size()
         while s < size:
             x = &cell[0][s]
@@ -373,6 +433,7 @@ cdef class LRSWork:
         cdef int K = self.K
         cdef int lL = nE
         cdef int i, j, k, t, s, x, r, ra, rb, dx, nR, lR, diag, kk, best, h, nb
+        cdef int capL, capR
         cdef bint is_root
         cdef bint tripped = False
         cdef Entry e
@@ -413,6 +474,19 @@ cdef class LRSWork:
         for t in range(nR):
             self.mark[self.R[t]] = 0
         lR = 1 + nR
+        # with a bound: the sure losses of the items after i (stack) and after j (right)
+        if self.thresh < LRS_INF:
+            self.mark_sure(g, el, lL, b, nR)
+            if <int>self.sufL.size() < lL + 2:
+                self.sufL.resize(lL + 2, 0)
+            if <int>self.sufR.size() < lR + 2:
+                self.sufR.resize(lR + 2, 0)
+            self.sufL[lL] = 0
+            for i in range(lL - 1, 0, -1):
+                self.sufL[i] = self.sufL[i + 1] + self.sure[el[lL - i - 1].root]
+            self.sufR[lR] = 0
+            for j in range(lR - 1, 0, -1):
+                self.sufR[j] = self.sufR[j + 1] + self.sure[self.R[j - 1]]
         self.rootR[1] = el[lL - 1].root
         for t in range(nR):
             self.rootR[2 + t] = self.R[t]
@@ -434,6 +508,8 @@ cdef class LRSWork:
                 self.posL[tb.rs[t]] = i
         for j in range(2, lR + 1):
             self.posR[self.rootR[j]] = j
+        if self.thresh < LRS_INF:
+            self.mark_pending(g, el, lL, lR)
         # cells T[i][j] at (i - 1) * lR + (j - 1)
         if <int>self.cells.size() < lL * lR:
             self.cells.resize(lL * lR)
@@ -449,6 +525,9 @@ cdef class LRSWork:
             append(&e.ls, tb.ls[t], t + 1, K)
         for t in range(tb.nr):
             append(&e.rs, tb.rs[t], t + 1, K)
+        capL = capR = LRS_INF
+        if self.thresh < LRS_INF:
+            self.cap = self.thresh - self.sufL[1] - self.sufR[1]
         self.insert(&self.cells[0], &e, 1, 1)
         for diag in range(2, lL + lR + 1):
             if tripped:
@@ -461,6 +540,11 @@ cdef class LRSWork:
                     tripped = True
                     break
                 cell = &self.cells[(i - 1) * lR + (j - 1)]     # complete and filtered (insert)
+                if self.thresh < LRS_INF:   # the bounds of the two target cells
+                    if i < lL:
+                        capL = self.thresh - self.sufL[i + 1] - self.sufR[j]
+                    if j < lR:
+                        capR = self.thresh - self.sufL[i] - self.sufR[j + 1]
                 for s in range(<int>cell.size()):
                     e = cell[0][s]
                     ra = e.root
@@ -479,6 +563,7 @@ cdef class LRSWork:
                                 for k in range(tb.nl):
                                     append(&ne.ls, tb.ls[k], k + 1 + dx, K)
                                 ne.rs = e.rs
+                                self.cap = capL
                                 self.insert(&self.cells[i * lR + (j - 1)], &ne, i + 1, j)
                         # ra: the head is on tb's right spine, the dependent is ra
                         if ra != 0:
@@ -501,6 +586,7 @@ cdef class LRSWork:
                                     append(&ne.rs, tb.rs[k], k + 1, K)
                                 for k in range(e.rs.len):
                                     append(&ne.rs, e.rs.node[k], e.rs.dep[k] + dx, K)
+                                self.cap = capL
                                 self.insert(&self.cells[i * lR + (j - 1)], &ne, i + 1, j)
                     if j < lR:
                         r = self.rootR[j + 1]
@@ -514,6 +600,7 @@ cdef class LRSWork:
                                 append(&ne.ls, e.ls.node[k], e.ls.dep[k] + 1, K)
                             ne.rs.len = 0
                             append(&ne.rs, r, 1, K)
+                            self.cap = capR
                             self.insert(&self.cells[(i - 1) * lR + j], &ne, i, j + 1)
                         # ra: the head is on e's right spine, the dependent is r
                         for t in range(e.rs.len):
@@ -525,6 +612,7 @@ cdef class LRSWork:
                             for k in range(t + 1):
                                 append(&ne.rs, e.rs.node[k], e.rs.dep[k], K)
                             append(&ne.rs, r, dx + 1, K)
+                            self.cap = capR
                             self.insert(&self.cells[(i - 1) * lR + j], &ne, i, j + 1)
         best = LRS_TRIPPED if tripped else LRS_INF
         cell = &self.cells[(lL - 1) * lR + (lR - 1)]
@@ -541,7 +629,134 @@ cdef class LRSWork:
                 self.maxR[h] = 0
             self.posR[self.rootR[j]] = 0
         clear_spine_marks(el, lL, self.posL.data(), self.posL.data())
+        if self.thresh < LRS_INF:
+            for t in range(lL):
+                self.sure[el[t].root] = 0
+            for t in range(nR):
+                self.sure[self.R[t]] = 0
         return best
+
+    cdef void mark_sure(self, const LRSGold* g, const LRSElem* el, int nE, int b,
+                        int nR) noexcept nogil:
+        """sure[x] = 1 for the items of dp (the element roots el[1..], the right items
+        self.R[0..nR-1]) whose known gold head can no longer take them, as in lost(): each
+        is attached by a wrong arc in every derivation (dp clears the marks)."""
+        cdef int t
+        if <int>self.sure.size() < g.n + 2:
+            self.sure.resize(g.n + 2, 0)
+        self.mark_spines(g, el, nE)
+        for t in range(1, nE):
+            self.sure[el[t].root] = self.root_lost(g, el[t].root, t, b)
+        for t in range(nR):
+            self.sure[self.R[t]] = self.right_lost(g, self.R[t], b)
+        clear_spine_marks(el, nE, self.lsel.data(), self.rsel.data())
+
+    cdef void mark_spines(self, const LRSGold* g, const LRSElem* el, int nE) noexcept nogil:
+        """lsel[x] / rsel[x] = t + 1 for the left / right spine nodes x of el[t] (root_lost,
+        right_lost; the caller clears them with clear_spine_marks)."""
+        cdef int t, s
+        if <int>self.lsel.size() < g.n + 2:
+            self.lsel.resize(g.n + 2, 0)
+            self.rsel.resize(g.n + 2, 0)
+        for t in range(nE):
+            for s in range(el[t].nl):
+                self.lsel[el[t].ls[s]] = t + 1
+            for s in range(el[t].nr):
+                self.rsel[el[t].rs[s]] = t + 1
+
+    cdef bint root_lost(self, const LRSGold* g, int d, int t, int b) noexcept nogil:
+        """The root d of el[t] can no longer get its gold head (after mark_spines): a known
+        head left of b (not 0, not unknown, not a buffer word) that is neither on the left
+        spine of a higher element nor on the right spine of a lower one."""
+        cdef int h = g.head[d]
+        return not (h <= 0 or h >= b or self.lsel[h] > t + 1 or 0 < self.rsel[h] < t + 1)
+
+    cdef bint right_lost(self, const LRSGold* g, int x, int b) noexcept nogil:
+        """Buffer word x can no longer get its gold head (after mark_spines): a known head
+        left of b on no element's right spine."""
+        cdef int h = g.head[x]
+        return h > 0 and h < b and self.rsel[h] == 0
+
+    cdef void mark_pending(self, const LRSGold* g, const LRSElem* el, int lL,
+                           int lR) noexcept nogil:
+        """pend[i * (lR + 2) + j]: the pending items of cell (i, j), items still to come (a
+        stack item σL[k], k > i, or a right item rootR[k], k > j), not sure, whose known
+        gold head is a node of the tree the cell has built (on a spine of σL[1..i], posL,
+        or a right item rootR[2..j], posR). Such an item can only be attached correctly
+        by a node of the current tree that is on its left spine (a stack item) or right
+        spine (a right item) now: a node off those spines never returns to them (la_k keeps
+        a prefix of the left spine below the new root, ra_k a prefix of the right one; the
+        tree taken loses the other spine) and a stack item that takes the tree has its head
+        below it. So entry e of the cell loses at least pend - spine_credit(e) more (insert).
+        Each item adds 1 to a rectangle of cells (2-D difference array, then prefix sums)."""
+        cdef int W = lR + 2
+        cdef int k, d, h, p, q, r1, r2, c1, c2, i, j
+        cdef int* D
+        self.pend_w = W
+        self.cur_el = el
+        self.cur_lL = lL
+        self.pend.assign((lL + 2) * W, 0)
+        D = self.pend.data()
+        for k in range(2, lL + lR + 1):
+            if k <= lL:                      # stack item σL[k]
+                d = el[lL - k].root
+            elif k - lL >= 2:                # right item rootR[k - lL]
+                d = self.rootR[k - lL]
+            else:
+                continue
+            if d <= 0 or self.sure[d]:
+                continue
+            h = g.head[d]
+            if h < 0:
+                continue
+            p = self.posL[h]
+            q = self.posR[h]
+            if k <= lL:
+                if 1 <= p < k:               # head in σL[p]: pending for i in [p, k-1]
+                    r1, r2, c1, c2 = p, k - 1, 1, lR
+                elif q >= 2:                 # head is rootR[q]: for i < k, j >= q
+                    r1, r2, c1, c2 = 1, k - 1, q, lR
+                else:
+                    continue
+            else:
+                if p >= 1:                   # head in σL[p]: for i >= p, j < k
+                    r1, r2, c1, c2 = p, lL, 1, k - lL - 1
+                elif 2 <= q < k - lL:        # head is rootR[q]: for j in [q, k-1]
+                    r1, r2, c1, c2 = 1, lL, q, k - lL - 1
+                else:
+                    continue
+            if r1 > r2 or c1 > c2:
+                continue
+            D[r1 * W + c1] += 1
+            D[r1 * W + c2 + 1] -= 1
+            D[(r2 + 1) * W + c1] -= 1
+            D[(r2 + 1) * W + c2 + 1] += 1
+        for i in range(1, lL + 1):
+            for j in range(1, lR + 1):
+                D[i * W + j] += D[(i - 1) * W + j] + D[i * W + j - 1] - D[(i - 1) * W + j - 1]
+
+    cdef int spine_credit(self, const Entry* e, int i, int j) noexcept nogil:
+        """The pending items of cell (i, j) (mark_pending) whose gold head is on e's left
+        spine (stack items σL[k], k > i) or right spine (right items rootR[k], k > j)."""
+        cdef const LRSGold* g = self.g
+        cdef int side, s, kk, c, x, p, n = 0
+        cdef const Spine* sp
+        for side in range(2):
+            sp = &e.ls if side == 0 else &e.rs
+            for s in range(sp.len):
+                x = sp.node[s]
+                if x < 0:
+                    continue
+                for kk in range(g.kid_start[x], g.kid_start[x + 1]):
+                    c = g.kids[kk]
+                    if self.sure[c]:
+                        continue
+                    if side == 0:       # a stack item below i: the root of σL[posL[c]]
+                        p = self.posL[c]
+                        n += p > i and p <= self.cur_lL and self.cur_el[self.cur_lL - p].root == c
+                    else:               # a right item after j
+                        n += self.posR[c] > j
+        return n
 
     cdef int F(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil:
         """Future loss F(c) (docs/specs/lr_spine_and_arc_standard.md §3.7), el[0..nE-1] bottom ->
@@ -553,7 +768,7 @@ cdef class LRSWork:
         split is clean, F = the top DP over [fresh 0] + top run + b..E with its first arc
         0 -> h priced rho_val[type(h)] (the lower pass, cached). Otherwise the one
         whole-stack DP (dp), as before."""
-        cdef int t, t1, s, x, h, JE, v, m
+        cdef int t, t1, s, x, h, JE, v, m, saved
         cdef bint clean
         cdef const LRSElem* e
         if not (self.cut and self.mixed) or nE < 2:
@@ -571,10 +786,14 @@ cdef class LRSWork:
             if g.blk_e[b - 1] == b - 1:
                 self.last_path |= LRS_PATH_NEXT
                 v = self.F(g, el, nE, g.n + 1)
-                if v == LRS_TRIPPED:
+                if v == LRS_TRIPPED or v >= LRS_INF:    # out of budget, or above the bound
                     return v
+                saved = self.thresh
+                if saved < LRS_INF:
+                    self.thresh = saved - v
                 m = self.dp(g, self.fresh_root_sub(1), 1, b)
-                return LRS_TRIPPED if m == LRS_TRIPPED else v + m
+                self.thresh = saved
+                return m if (m == LRS_TRIPPED or m >= LRS_INF) else v + m
             self.last_path |= LRS_PATH_DIRTY
             return self.dp(g, el, nE, b)
         if nE < 3:
@@ -664,7 +883,7 @@ cdef class LRSWork:
         turn: the successors of one state and the states of one sentence share them, and
         a batch steps the states of several Docs in turn. LRS_TRIPPED (and the slot left
         empty) if the count budget runs out."""
-        cdef int t, s, ty, slot
+        cdef int t, s, ty, slot, saved
         cdef int P = g.n + 1
         cdef int* gh = <int*>g.head
         cdef const LRSElem* a
@@ -708,6 +927,8 @@ cdef class LRSWork:
         self.sub[t1].nr = 1
         self.sub[t1].ls[0] = P
         self.sub[t1].rs[0] = P
+        saved = self.thresh
+        self.thresh = LRS_INF       # exact: the values are cached and priced into other DPs
         for ty in range(3):
             gh[P] = 0 if ty == 0 else (LRS_UNKNOWN if ty == 1 else LRS_OTHER)
             self.rho_val[ty] = self.dp(g, self.sub.data(), t1 + 1, g.n + 1)
@@ -715,8 +936,10 @@ cdef class LRSWork:
             if self.rho_val[ty] == LRS_TRIPPED:
                 self.rho_serials[slot] = -1
                 gh[P] = LRS_UNKNOWN
+                self.thresh = saved
                 return LRS_TRIPPED
         gh[P] = LRS_UNKNOWN
+        self.thresh = saved
         return 0
 
     cdef int succ_F(self, const LRSGold* g, const LRSElem* el, int nE, int b,
@@ -732,6 +955,7 @@ cdef class LRSWork:
                 return v
             self.in_fallback = True
             self.limit = self.inserts + (self.budget + 3) // 4
+        self.thresh = LRS_INF       # the bounds are those of the whole DPs
         low[0] = self.lost(g, el, nE, b)
         return self.upper(g, el, nE, b)
 
@@ -758,30 +982,15 @@ cdef class LRSWork:
         them (module docstring, "Guard"): for a stack root d of el[t], a head left of b that
         is neither on the left spine of a higher element nor on the right spine of a lower
         one; for a buffer word, a head left of b on no element's right spine."""
-        cdef int t, s, d, h, x, E
+        cdef int t, x, E
         cdef int n_lost = 0
-        if <int>self.lsel.size() < g.n + 2:
-            self.lsel.resize(g.n + 2, 0)
-            self.rsel.resize(g.n + 2, 0)
-        for t in range(nE):
-            for s in range(el[t].nl):
-                self.lsel[el[t].ls[s]] = t + 1
-            for s in range(el[t].nr):
-                self.rsel[el[t].rs[s]] = t + 1
+        self.mark_spines(g, el, nE)
         for t in range(1, nE):
-            d = el[t].root
-            h = g.head[d]
-            if h <= 0 or h >= b:        # unknown, the root 0, or a buffer word: reachable
-                continue
-            if self.lsel[h] > t + 1 or 0 < self.rsel[h] < t + 1:
-                continue
-            n_lost += 1
+            n_lost += self.root_lost(g, el[t].root, t, b)
         if b <= g.n:
             E = g.blk_e[b] if self.cut else g.n
             for x in range(b, E + 1):
-                h = g.head[x]
-                if h > 0 and h < b and self.rsel[h] == 0:
-                    n_lost += 1
+                n_lost += self.right_lost(g, x, b)
         clear_spine_marks(el, nE, self.lsel.data(), self.rsel.data())
         return n_lost
 
@@ -791,24 +1000,49 @@ cdef class LRSWork:
         (docs/specs/lr_spine_and_arc_standard.md §3.8), LRS_INF where not wanted or not valid in
         the capped system.
 
+        exact=False (module docstring, "Zero-cost set only"): exact for the moves of the
+        smallest value, a lower bound above it for the others; the bound starts at F of
+        this configuration when the memo has it, and the state is valued again without
+        one if it was too low.
+
         The guard (module docstring, "Guard"): with a budget, the DPs of one state may
         insert at most `budget` entries. Once that runs out, the remaining successors get
         an interval [low, up] instead of their value (succ_F), and the values become
         val = U + max(0, low - U), U the smallest upper bound over the moves, so that
         val - min(val) = max(0, low - U) is a lower bound on each exact cost (exact ones
-        have low = up = value), 0 for every move the exact oracle gives 0."""
+        have low = up = value), 0 for every move the exact oracle gives 0. A move whose
+        value was only bounded below by the threshold has no upper bound: it takes no part
+        in U."""
         cdef int K = self.K
-        cdef int t
+        cdef int t, s, n_exact
         cdef int low[2 * LRS_MAXK + 1]
         cdef int up = LRS_INF
+        cdef int bound = LRS_INF
         cdef long start = self.inserts
+        cdef unsigned long long key = 0
         self.last_path = 0
         self.in_fallback = False
         self.limit = start + self.budget if self.budget > 0 else -1
+        if not self.exact:
+            key = config_key(el, nE, b)
+            for s in range(LRS_MEMO_SLOTS):
+                if self.memo[s].serial == g.serial and self.memo[s].key == key:
+                    bound = self.memo[s].F
+                    self.memo_hits += 1
+                    break
         for t in range(2 * K + 1):
             val[t] = LRS_INF
             low[t] = LRS_INF
-        self.successor_values(g, el, nE, b, want, val, low)
+        n_exact = self.successor_values(g, el, nE, b, want, val, low, &bound)
+        if n_exact == 0 and not self.in_fallback and bound < LRS_INF:
+            # every successor above the memo's bound: value them again without one
+            self.reruns += 1
+            bound = LRS_INF
+            for t in range(2 * K + 1):
+                val[t] = LRS_INF
+                low[t] = LRS_INF
+            self.successor_values(g, el, nE, b, want, val, low, &bound)
+        self.thresh = LRS_INF
         self.limit = -1
         self.last_inserts = self.inserts - start
         if self.last_inserts > self.max_inserts:
@@ -818,77 +1052,139 @@ cdef class LRSWork:
         self.guard_states += 1
         self.last_path |= LRS_PATH_GUARD
         for t in range(2 * K + 1):
-            if val[t] < up:
+            if val[t] < up and not self.prn[t]:
                 up = val[t]
         for t in range(2 * K + 1):
             if val[t] < LRS_INF:
                 val[t] = up + (low[t] - up if low[t] > up else 0)
 
-    cdef void successor_values(self, const LRSGold* g, const LRSElem* el, int nE, int b,
-                               const int* want, int* val, int* low) noexcept nogil:
+    cdef int successor_values(self, const LRSGold* g, const LRSElem* el, int nE, int b,
+                              const int* want, int* val, int* low, int* bound) noexcept nogil:
         """values' successors: val[t] = δ + F(successor) and low[t] = val[t], or, once the
-        guard has tripped, val[t] = δ + an upper bound and low[t] = δ + a lower bound."""
+        guard has tripped, val[t] = δ + an upper bound and low[t] = δ + a lower bound; with
+        exact=False, bound[0] + 1 (prn[t] = 1) for a successor above the running bound.
+        With exact=False the arcs of cost 0 go first, then SHIFT, then the other arcs (the
+        likely-best first makes the bound tight early). Returns how many successors got a
+        value without the threshold cutting them (exact or guard-bounded)."""
         cdef int K = self.K
-        cdef int t, k, dx, d
-        cdef LRSElem* top
+        cdef int t, k, pass_, n = 0
         cdef const LRSElem* s1
         cdef const LRSElem* s2
+        cdef int d[2 * LRS_MAXK + 1]
+        for t in range(2 * K + 1):
+            self.prn[t] = 0
+            d[t] = -1                       # -1: not wanted or not valid
+        if want[0] and b <= g.n:
+            d[0] = 0
+        if nE >= 2:
+            s1 = &el[nE - 1]
+            s2 = &el[nE - 2]
+            for k in range(1, K + 1):
+                if want[k] and k <= s1.nl and s2.root != 0:
+                    d[k] = dlt(g, s1.ls[k - 1], s2.root)
+                if want[K + k] and k <= s2.nr:
+                    d[K + k] = dlt(g, s2.rs[k - 1], s1.root)
+        if self.exact:
+            # sh, la_1, ra_1, la_2, ra_2, ...: the order decides where the guard trips
+            for k in range(2 * K + 1):
+                t = 0 if k == 0 else ((k + 1) // 2 if k % 2 else K + k // 2)
+                if d[t] >= 0:
+                    n += self.move_value(g, el, nE, b, t, val, low, bound, &self.skey[t])
+            return n
+        for pass_ in range(3):              # arcs of cost 0, SHIFT, other arcs
+            for t in range(2 * K + 1):
+                if d[t] < 0 or (pass_ == 0 and (t == 0 or d[t] != 0)) \
+                        or (pass_ == 1 and t != 0) or (pass_ == 2 and (t == 0 or d[t] == 0)):
+                    continue
+                n += self.move_value(g, el, nE, b, t, val, low, bound, &self.skey[t])
+        return n
+
+    cdef int move_value(self, const LRSGold* g, const LRSElem* el, int nE, int b, int t,
+                        int* val, int* low, int* bound, unsigned long long* key) noexcept nogil:
+        """val[t], low[t] for move t (0: sh, k: la_k, K + k: ra_k), valid and wanted, as
+        successor_values says; with exact=False its DP keeps only what may end at or below
+        bound[0] - δ, an exact value lowers bound[0] and goes into the memo. Returns 1 when
+        the move got a value (exact or guard-bounded), 0 when the threshold cut it."""
+        cdef int K = self.K
+        cdef int s, k, d, v, m
+        cdef LRSElem* top
+        cdef const LRSElem* s1 = &el[nE - 1]
+        cdef const LRSElem* s2 = &el[nE - 2] if nE >= 2 else NULL
         if <int>self.succ.size() < nE + 1:
             self.succ.resize(nE + 1)
-        if want[0] and b <= g.n:
-            for t in range(nE):
-                self.succ[t] = el[t]
+        if t == 0:
+            for s in range(nE):
+                self.succ[s] = el[s]
             top = &self.succ[nE]
             top.root = b
             top.nl = 1
             top.nr = 1
             top.ls[0] = b
             top.rs[0] = b
-            val[0] = self.succ_F(g, self.succ.data(), nE + 1, b + 1, &low[0])
-        if nE < 2:
-            return
-        s1 = &el[nE - 1]
-        s2 = &el[nE - 2]
-        for t in range(nE - 2):
-            self.succ[t] = el[t]
-        top = &self.succ[nE - 2]
-        for k in range(1, K + 1):
-            # la_k: ls1[k] -> root(σ2), new top (ls1[1..k] . ls2, rs1); σ2 is not the root
-            if want[k] and k <= s1.nl and s2.root != 0:
+            m = nE + 1
+            d = 0
+            b += 1
+        else:
+            for s in range(nE - 2):
+                self.succ[s] = el[s]
+            top = &self.succ[nE - 2]
+            m = nE - 1
+            if t <= K:
+                # la_k: ls1[k] -> root(σ2), new top (ls1[1..k] . ls2, rs1)
+                k = t
                 top.root = s1.root
                 top.nl = 0
-                for t in range(k):
-                    top.ls[top.nl] = s1.ls[t]
+                for s in range(k):
+                    top.ls[top.nl] = s1.ls[s]
                     top.nl += 1
-                for t in range(s2.nl):
+                for s in range(s2.nl):
                     if top.nl >= K:
                         break
-                    top.ls[top.nl] = s2.ls[t]
+                    top.ls[top.nl] = s2.ls[s]
                     top.nl += 1
                 top.nr = s1.nr
-                for t in range(s1.nr):
-                    top.rs[t] = s1.rs[t]
+                for s in range(s1.nr):
+                    top.rs[s] = s1.rs[s]
                 d = dlt(g, s1.ls[k - 1], s2.root)
-                val[k] = d + self.succ_F(g, self.succ.data(), nE - 1, b, &low[k])
-                low[k] += d
-            # ra_k: rs2[k] -> root(σ1), new top (ls2, rs2[1..k] . rs1)
-            if want[K + k] and k <= s2.nr:
+            else:
+                # ra_k: rs2[k] -> root(σ1), new top (ls2, rs2[1..k] . rs1)
+                k = t - K
                 top.root = s2.root
                 top.nl = s2.nl
-                for t in range(s2.nl):
-                    top.ls[t] = s2.ls[t]
+                for s in range(s2.nl):
+                    top.ls[s] = s2.ls[s]
                 top.nr = 0
-                for t in range(k):
-                    top.rs[top.nr] = s2.rs[t]
+                for s in range(k):
+                    top.rs[top.nr] = s2.rs[s]
                     top.nr += 1
-                for t in range(s1.nr):
+                for s in range(s1.nr):
                     if top.nr >= K:
                         break
-                    top.rs[top.nr] = s1.rs[t]
+                    top.rs[top.nr] = s1.rs[s]
                     top.nr += 1
                 d = dlt(g, s2.rs[k - 1], s1.root)
-                val[K + k] = d + self.succ_F(g, self.succ.data(), nE - 1, b, &low[K + k])
-                low[K + k] += d
+        self.thresh = LRS_INF
+        if not self.exact and not self.in_fallback and bound[0] < LRS_INF:
+            self.thresh = bound[0] - d
+        v = self.succ_F(g, self.succ.data(), m, b, &low[t])
+        if v >= LRS_INF and self.thresh < LRS_INF and not self.in_fallback:
+            # above the bound: a lower bound only (the DP kept no entry at or below it)
+            self.prn[t] = 1
+            val[t] = low[t] = bound[0] + 1
+            self.thresh = LRS_INF
+            return 0
+        val[t] = d + v
+        low[t] += d
+        if not self.exact and not self.in_fallback:
+            key[0] = config_key(self.succ.data(), m, b)
+            self.memo[self.memo_next].serial = g.serial
+            self.memo[self.memo_next].key = key[0]
+            self.memo[self.memo_next].F = v
+            self.memo_next = (self.memo_next + 1) % LRS_MEMO_SLOTS
+            if val[t] < bound[0]:
+                bound[0] = val[t]
+        self.thresh = LRS_INF
+        return 1
 
 
 cdef class LRSpineGold:
