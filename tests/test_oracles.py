@@ -416,6 +416,78 @@ def test_close_sentences_drops_shift_while_the_stack_holds_finished_sentences(sy
         assert narrowed > 0 and beyond_eager_root > 0, (narrowed, beyond_eager_root)
 
 
+def _gold_sentence_start(gold, b):
+    """No gold arc joins a word left of b to a word at or right of b."""
+    return not any((d < b) != (h < b) for d, h in enumerate(gold) if h is not None and h >= 0)
+
+
+@pytest.mark.parametrize("system", ["arc_standard", "lr_spine", "arc_hybrid", "arc_eager", "swap", "attardi"])
+def test_keep_sentences_drops_a_false_root_inside_a_gold_sentence(system):
+    """From random reachable states on and off the gold path: with keep_sentences the
+    training target is the exact zero-cost set, minus ROOT when the word ROOT makes a root
+    (s0) is not a gold root, b0 continues its gold sentence and another move is optimal; so
+    it is never empty and always optimal. With close_sentences too, the target is a subset
+    of keep_sentences' (applied first: where both apply, b0 continues a gold sentence)."""
+    rng = random.Random(13)
+    narrowed = 0
+    for _ in range(200):
+        n = rng.randint(3, 8)
+        gold = random_forest(n, rng, rng.choice(["multi", "projective", "nonprojective"]))
+        labels = ["ROOT" if h == i else rng.choice(["a", "b"]) for i, h in enumerate(gold)]
+        plain = random_state(Simulator(system, n, labels=["a", "b"]), gold, rng, p_oracle=0.5)
+        if plain.is_final():
+            continue
+        sims = {}
+        for name, opts in (("keep", {"keep_sentences": True}),
+                           ("both", {"keep_sentences": True, "close_sentences": True}),
+                           ("close", {"close_sentences": True})):
+            sims[name] = Simulator(system, n, labels=["a", "b"], **opts)
+            sims[name].state = plain.state.copy()
+        exact = plain.costs(gold, labels)
+        zero = {a for a, c in exact.items() if c <= 0}
+        target = {name: {a for a, c in sim.training_costs(gold, labels).items() if c <= 0}
+                  for name, sim in sims.items()}
+        stack, buffer = plain.stack(), plain.buffer()
+        false_root = ("ROOT" in zero and bool(buffer) and gold[stack[-1]] != stack[-1]
+                      and not _gold_sentence_start(gold, buffer[0])
+                      and any(a != "ROOT" for a in zero))
+        assert target["keep"] and target["keep"] <= zero
+        if system in ("arc_hybrid", "arc_eager"):      # ROOT makes s0 a root
+            assert target["keep"] == (zero - {"ROOT"} if false_root else zero), \
+                (system, gold, plain)
+        assert target["both"] and target["both"] <= target["keep"]
+        narrowed += target["keep"] != zero
+    if system in ("arc_hybrid", "arc_eager"):
+        assert narrowed > 0
+
+
+def test_keep_sentences_makes_greedy_training_keep_the_sentence():
+    """moves.step_batch, the training step: one sentence w0 <- w1 -> w2, w1 -> w3 in
+    arc_eager after SHIFT RIGHT RIGHT REDUCE REDUCE (w1 became w0's dependent, so w0's head
+    is lost): w0 is alone on the stack and ROOT, SHIFT and RIGHT all cost 0. With scores that
+    prefer ROOT the oracle step makes w0 a root, a false sentence boundary before w3; with
+    keep_sentences it keeps the sentence and ROOT is no gold class."""
+    import numpy
+
+    gold, labels = [1, 1, 1, 1], ["a", "ROOT", "a", "a"]
+    for keep, expected in ((False, []), (True, [0, 3])):
+        sim = Simulator("arc_eager", 4, labels=["a"], keep_sentences=keep)
+        for action in ("SHIFT", "RIGHT", "RIGHT", "REDUCE-a", "REDUCE-a"):
+            sim.apply(action)
+        costs = sim.costs(gold, labels)
+        assert sim.stack() == [0] and costs["ROOT"] == 0 and costs["SHIFT"] == 0, costs
+        n = sim.moves.n_moves
+        scores = numpy.zeros((1, n), dtype="f")
+        scores[0, [i for i in range(n) if sim._class_name(i) == "ROOT"]] = 5.0
+        d_scores = numpy.zeros((1, n), dtype="f")
+        seen = numpy.zeros((n,), dtype=numpy.uint8)
+        sim.moves.step_batch([sim.state], [sim._gold(gold, labels)], scores, d_scores,
+                             numpy.ones((1,), dtype=numpy.uint8), seen)
+        assert sim.stack() == expected, (keep, sim.stack())
+        gold_classes = {sim._class_name(i) for i in numpy.flatnonzero(seen)}
+        assert ("ROOT" in gold_classes) != keep, gold_classes
+
+
 @pytest.mark.parametrize("option", ["eager_root", "close_sentences"])
 def test_eager_root_makes_greedy_training_close_the_sentence(option):
     """moves.step_batch, the training step: two sentences w0 <- w1 | w2 <- w3, arc_hybrid
