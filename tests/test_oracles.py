@@ -378,6 +378,26 @@ def test_eager_root_narrows_the_target_to_root_when_closing_a_gold_sentence_is_o
         assert narrowed > 0     # these systems let a finished root wait: the option matters
 
 
+def _targets_in_a_random_state(system, rng, kinds, p_oracle, option_sets):
+    """A random labelled gold forest of a kind in `kinds`, a random reachable state for it
+    (random_state with p_oracle), the exact zero-cost classes there and, per (name, options)
+    of option_sets, the training target: the zero-cost classes of training_costs in a
+    Simulator of the system with those options. None if the state is final."""
+    n = rng.randint(3, 8)
+    gold = random_forest(n, rng, rng.choice(kinds))
+    labels = ["ROOT" if h == i else rng.choice(["a", "b"]) for i, h in enumerate(gold)]
+    plain = random_state(Simulator(system, n, labels=["a", "b"]), gold, rng, p_oracle=p_oracle)
+    if plain.is_final():
+        return None
+    zero = {a for a, c in plain.costs(gold, labels).items() if c <= 0}
+    target = {}
+    for name, options in option_sets:
+        sim = Simulator(system, n, labels=["a", "b"], **options)
+        sim.state = plain.state.copy()
+        target[name] = {a for a, c in sim.training_costs(gold, labels).items() if c <= 0}
+    return gold, plain, zero, target
+
+
 @pytest.mark.parametrize("system", ["arc_standard", "lr_spine", "arc_hybrid", "arc_eager", "swap", "attardi"])
 def test_close_sentences_drops_shift_while_the_stack_holds_finished_sentences(system):
     """From random reachable states on multi-sentence gold: with close_sentences the
@@ -387,21 +407,14 @@ def test_close_sentences_drops_shift_while_the_stack_holds_finished_sentences(sy
     rng = random.Random(12)
     narrowed = beyond_eager_root = 0
     for _ in range(150):
-        n = rng.randint(3, 8)
-        gold = random_forest(n, rng, rng.choice(["multi", "multi", "projective", "nonprojective"]))
-        labels = ["ROOT" if h == i else rng.choice(["a", "b"]) for i, h in enumerate(gold)]
-        plain = random_state(Simulator(system, n, labels=["a", "b"]), gold, rng, p_oracle=0.7)
-        if plain.is_final():
+        case = _targets_in_a_random_state(
+            system, rng, ["multi", "multi", "projective", "nonprojective"], 0.7,
+            (("close", {"close_sentences": True}), ("eager", {"eager_root": True}),
+             ("both", {"close_sentences": True, "eager_root": True})))
+        if case is None:
             continue
-        sims = {}
-        for name, opts in (("close", {"close_sentences": True}), ("eager", {"eager_root": True}),
-                           ("both", {"close_sentences": True, "eager_root": True})):
-            sims[name] = Simulator(system, n, labels=["a", "b"], **opts)
-            sims[name].state = plain.state.copy()
-        exact = plain.costs(gold, labels)
-        zero = {a for a, c in exact.items() if c <= 0}
-        target = {name: {a for a, c in sim.training_costs(gold, labels).items() if c <= 0}
-                  for name, sim in sims.items()}
+        gold, plain, zero, target = case
+        n = len(gold)
         stack, buffer = plain.stack(), plain.buffer()
         finished = bool(stack) and bool(buffer) and all(
             s < buffer[0] and 0 <= gold[s] < buffer[0]
@@ -416,28 +429,88 @@ def test_close_sentences_drops_shift_while_the_stack_holds_finished_sentences(sy
         assert narrowed > 0 and beyond_eager_root > 0, (narrowed, beyond_eager_root)
 
 
+def _gold_sentence_start(gold, b):
+    """No gold arc joins a word left of b to a word at or right of b."""
+    return not any((d < b) != (h < b) for d, h in enumerate(gold) if h is not None and h >= 0)
+
+
+@pytest.mark.parametrize("system", ["arc_standard", "lr_spine", "arc_hybrid", "arc_eager", "swap", "attardi"])
+def test_keep_sentences_drops_a_false_root_inside_a_gold_sentence(system):
+    """From random reachable states on and off the gold path: with keep_sentences the
+    training target is the exact zero-cost set, minus ROOT when the word ROOT makes a root
+    (s0) is not a gold root, b0 continues its gold sentence and another move is optimal; so
+    it is never empty and always optimal. With close_sentences too, the target is a subset
+    of keep_sentences' (applied first: where both apply, b0 continues a gold sentence)."""
+    rng = random.Random(13)
+    narrowed = 0
+    for _ in range(200):
+        case = _targets_in_a_random_state(
+            system, rng, ["multi", "projective", "nonprojective"], 0.5,
+            (("keep", {"keep_sentences": True}),
+             ("both", {"keep_sentences": True, "close_sentences": True})))
+        if case is None:
+            continue
+        gold, plain, zero, target = case
+        stack, buffer = plain.stack(), plain.buffer()
+        false_root = ("ROOT" in zero and bool(buffer) and gold[stack[-1]] != stack[-1]
+                      and not _gold_sentence_start(gold, buffer[0])
+                      and any(a != "ROOT" for a in zero))
+        assert target["keep"] and target["keep"] <= zero
+        if system in ("arc_hybrid", "arc_eager"):      # ROOT makes s0 a root
+            assert target["keep"] == (zero - {"ROOT"} if false_root else zero), \
+                (system, gold, plain)
+        assert target["both"] and target["both"] <= target["keep"]
+        narrowed += target["keep"] != zero
+    if system in ("arc_hybrid", "arc_eager"):
+        assert narrowed > 0
+
+
+def _oracle_step_preferring(sim, gold, labels, name):
+    """One oracle step of moves.step_batch (follow_oracle) on the Simulator's state, with
+    scores that prefer the class `name`: the names of the classes it trained as gold."""
+    import numpy
+
+    n = sim.moves.n_moves
+    scores = numpy.zeros((1, n), dtype="f")
+    scores[0, [i for i in range(n) if sim._class_name(i) == name]] = 5.0
+    d_scores = numpy.zeros((1, n), dtype="f")
+    seen = numpy.zeros((n,), dtype=numpy.uint8)
+    sim.moves.step_batch([sim.state], [sim._gold(gold, labels)], scores, d_scores,
+                         numpy.ones((1,), dtype=numpy.uint8), seen)
+    return {sim._class_name(i) for i in numpy.flatnonzero(seen)}
+
+
+def test_keep_sentences_makes_greedy_training_keep_the_sentence():
+    """moves.step_batch, the training step: one sentence w0 <- w1 -> w2, w1 -> w3 in
+    arc_eager after SHIFT RIGHT RIGHT REDUCE REDUCE (w1 became w0's dependent, so w0's head
+    is lost): w0 is alone on the stack and ROOT, SHIFT and RIGHT all cost 0. With scores that
+    prefer ROOT the oracle step makes w0 a root, a false sentence boundary before w3; with
+    keep_sentences it keeps the sentence and ROOT is no gold class."""
+    gold, labels = [1, 1, 1, 1], ["a", "ROOT", "a", "a"]
+    for keep, expected in ((False, []), (True, [0, 3])):
+        sim = Simulator("arc_eager", 4, labels=["a"], keep_sentences=keep)
+        for action in ("SHIFT", "RIGHT", "RIGHT", "REDUCE-a", "REDUCE-a"):
+            sim.apply(action)
+        costs = sim.costs(gold, labels)
+        assert sim.stack() == [0] and costs["ROOT"] == 0 and costs["SHIFT"] == 0, costs
+        gold_classes = _oracle_step_preferring(sim, gold, labels, "ROOT")
+        assert sim.stack() == expected, (keep, sim.stack())
+        assert ("ROOT" in gold_classes) != keep, gold_classes
+
+
 @pytest.mark.parametrize("option", ["eager_root", "close_sentences"])
 def test_eager_root_makes_greedy_training_close_the_sentence(option):
     """moves.step_batch, the training step: two sentences w0 <- w1 | w2 <- w3, arc_hybrid
     after SHIFT LEFT SHIFT (w1 finished on the stack): ROOT and SHIFT both cost 0; with
     scores that prefer SHIFT the oracle step follows SHIFT, with the option it follows ROOT."""
-    import numpy
-
     gold, labels = [1, 1, 3, 3], ["a", "ROOT", "a", "ROOT"]
     for eager, expected in ((False, [1, 2]), (True, [])):
         sim = Simulator("arc_hybrid", 4, labels=["a"], **{option: eager})
         for action in ("SHIFT", "LEFT-a", "SHIFT"):
             sim.apply(action)
         assert sim.stack() == [1] and sim.costs(gold)["SHIFT"] == 0 and sim.costs(gold)["ROOT"] == 0
-        n = sim.moves.n_moves
-        scores = numpy.zeros((1, n), dtype="f")
-        scores[0, [i for i in range(n) if sim._class_name(i) == "SHIFT"]] = 5.0
-        d_scores = numpy.zeros((1, n), dtype="f")
-        seen = numpy.zeros((n,), dtype=numpy.uint8)
-        sim.moves.step_batch([sim.state], [sim._gold(gold, labels)], scores, d_scores,
-                             numpy.ones((1,), dtype=numpy.uint8), seen)
+        gold_classes = _oracle_step_preferring(sim, gold, labels, "SHIFT")
         assert sim.stack() == expected
-        gold_classes = {sim._class_name(i) for i in numpy.flatnonzero(seen)}
         assert gold_classes == ({"ROOT"} if eager else {"ROOT", "SHIFT"})
     with pytest.raises(ValueError, match="eager_roots"):
         Simulator("arc_hybrid", 3, eager_roots=True)

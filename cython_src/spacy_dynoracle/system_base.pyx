@@ -34,6 +34,10 @@ COMMON_OPTIONS = {
     # greedy training target: while every stack word's gold arcs lie left of b0 (the stack
     # holds finished sentences) and another move is optimal, SHIFT is not a target
     "close_sentences": False,
+    # greedy training target: when ROOT would make a word that is not a gold root a root
+    # while b0 continues its gold sentence (a false sentence boundary) and another move is
+    # optimal, ROOT is not a target (close_sentences' mirror: see keep_sentences_target)
+    "keep_sentences": False,
     # greedy training target among the zero-cost classes (TARGETS): "all" of them (spaCy's
     # multi-label loss), the model's own best-scoring one ("model_best", Goldberg & Nivre's
     # update), or the static oracle's move where it is optimal ("static")
@@ -714,6 +718,7 @@ cdef class DynOracleSystem(TransitionSystem):
         cdef int i, j, best
         cdef bint eager_root = self.cfg.get("eager_root", False)
         cdef bint close_sentences = self.cfg.get("close_sentences", False)
+        cdef bint keep_sentences = self.cfg.get("keep_sentences", False)
         cdef int target = TARGETS.index(self.cfg.get("target", "all"))
         cdef bint skip_bounded = self.cfg.get("bounded_costs", "train") == "skip"
         cdef bint trained
@@ -731,8 +736,8 @@ cdef class DynOracleSystem(TransitionSystem):
             gold = golds[i]
             if self.class_costs(is_valid, costs, state.c, &gold.c) < 0:
                 raise ValueError(f"{self.name}: no valid move in a non-final state")
-            training_target(self, eager_root, close_sentences, target, is_valid, costs, state.c,
-                            &gold.c)
+            training_target(self, eager_root, close_sentences, keep_sentences, target, is_valid,
+                            costs, state.c, &gold.c)
             if target == TARGET_MODEL_BEST:
                 best_zero_cost_target(n, is_valid, costs, &scores[i, 0])
             trained = not (skip_bounded and not self.use_static and self.last_costs_bounded())
@@ -795,6 +800,7 @@ cdef class DynOracleSystem(TransitionSystem):
         if training:
             training_target(self, self.cfg.get("eager_root", False),
                             self.cfg.get("close_sentences", False),
+                            self.cfg.get("keep_sentences", False),
                             TARGETS.index(self.cfg.get("target", "all")), is_valid, costs,
                             state.c, &gold.c)
         return ([is_valid[i] for i in range(self.n_moves)],
@@ -883,6 +889,25 @@ cdef void keep_only_move(DynOracleSystem system, const int* is_valid, weight_t* 
             costs[i] = 1
 
 
+cdef void drop_move(DynOracleSystem system, const int* is_valid, weight_t* costs,
+                    int move) noexcept nogil:
+    """If a class of another move costs 0, the zero-cost classes of `move` get cost 1: `move`
+    is no target (close_sentences_target, keep_sentences_target; keep_only_move's mirror).
+    Otherwise nothing changes, so the target stays a non-empty subset of the optimal
+    classes."""
+    cdef int i
+    cdef bint other = False
+    for i in range(system.n_moves):
+        if system.c[i].move != move and is_valid[i] and costs[i] <= 0:
+            other = True
+            break
+    if not other:
+        return
+    for i in range(system.n_moves):
+        if system.c[i].move == move and is_valid[i] and costs[i] <= 0:
+            costs[i] = 1
+
+
 cdef void close_sentences_target(DynOracleSystem system, const int* is_valid, weight_t* costs,
                                  const StateC* st, const GoldC* gold) noexcept nogil:
     """The close_sentences training target, eager_root's general form. At a gold sentence
@@ -898,7 +923,6 @@ cdef void close_sentences_target(DynOracleSystem system, const int* is_valid, we
     head on the stack, or a stack word right of b0 (swap's SWAP), is left alone."""
     cdef int i, s, h
     cdef int b0
-    cdef bint other = False
     if st.buffer_length() == 0 or st.stack_depth() == 0:
         return
     b0 = st.B(0)
@@ -909,15 +933,53 @@ cdef void close_sentences_target(DynOracleSystem system, const int* is_valid, we
         h = gold.heads[s]
         if h < 0 or h >= b0 or gold_kids_from(gold, s, b0) > 0:
             return
-    for i in range(system.n_moves):
-        if system.c[i].move != SHIFT and is_valid[i] and costs[i] <= 0:
-            other = True
-            break
-    if not other:
+    drop_move(system, is_valid, costs, SHIFT)
+
+
+cdef bint gold_sentence_starts_at(const GoldC* gold, int b) noexcept nogil:
+    """No gold arc joins a word left of b to a word at or right of b: b starts a gold
+    sentence (unknown heads join nothing). O(b); keep_sentences_target asks it only when
+    ROOT of a non-root word is optimal."""
+    cdef int i, h
+    for i in range(b):
+        h = gold.heads[i]
+        if h >= b or gold_kids_from(gold, i, b) > 0:
+            return False
+    return True
+
+
+cdef void keep_sentences_target(DynOracleSystem system, const int* is_valid, weight_t* costs,
+                                const StateC* st, const GoldC* gold) noexcept nogil:
+    """The keep_sentences training target, close_sentences' mirror. The oracle's loss counts
+    heads only, so once a word's gold head is out of reach, making it a root costs no more
+    than any wrong head: ROOT is optimal there, and in arc_eager and arc_hybrid (ROOT needs
+    s0 alone on the stack) it ends a sentence before b0, inside the gold sentence. A
+    converged arc_eager model makes such false roots where its own errors have lost a head
+    (Latin-Perseus test: 106 of the 128 false roots it made inside a gold sentence were
+    optimal; docs/systems/arc_eager.md "Sentence segmentation"), while spaCy's BREAK costs 1
+    wherever B(1) does not start a gold sentence. So when ROOT would make a word whose known
+    gold head is another word a root, b0 exists and does not start a gold sentence, and a
+    move other than ROOT is optimal, ROOT classes get cost 1. The target stays a non-empty
+    subset of the optimal moves; the costs of set_costs are unchanged."""
+    cdef int head[N_MOVES]
+    cdef int child[N_MOVES]
+    cdef int i, w, h
+    cdef bint root_optimal = False
+    if st.buffer_length() == 0:
+        return
+    system.move_arcs(st, head, child)
+    w = child[ROOT]
+    if w < 0 or w >= gold.length:
+        return
+    h = gold.heads[w]
+    if h < 0 or h == w:
         return
     for i in range(system.n_moves):
-        if system.c[i].move == SHIFT and is_valid[i] and costs[i] <= 0:
-            costs[i] = 1
+        if system.c[i].move == ROOT and is_valid[i] and costs[i] <= 0:
+            root_optimal = True
+            break
+    if root_optimal and not gold_sentence_starts_at(gold, st.B(0)):
+        drop_move(system, is_valid, costs, ROOT)
 
 
 cdef void static_target(DynOracleSystem system, const int* is_valid, weight_t* costs,
@@ -949,12 +1011,17 @@ cdef void best_zero_cost_target(int n, const int* is_valid, weight_t* costs,
 
 
 cdef void training_target(DynOracleSystem system, bint eager_root, bint close_sentences,
-                          int target, const int* is_valid, weight_t* costs,
-                          const StateC* st, const GoldC* gold) noexcept nogil:
+                          bint keep_sentences, int target, const int* is_valid,
+                          weight_t* costs, const StateC* st, const GoldC* gold) noexcept nogil:
     """The zero-cost classes greedy training uses: the exact ones, narrowed by the options
     that need no scores (target="model_best" is applied by step_batch)."""
     if eager_root:
         eager_root_target(system, is_valid, costs, st, gold)
+    # before close_sentences: where a stack of finished words sits before a b0 that does not
+    # start a gold sentence (a popped word's lost head lies right of it), closing them is
+    # the false boundary keep_sentences avoids
+    if keep_sentences:
+        keep_sentences_target(system, is_valid, costs, st, gold)
     if close_sentences:
         close_sentences_target(system, is_valid, costs, st, gold)
     if target == TARGET_STATIC:
