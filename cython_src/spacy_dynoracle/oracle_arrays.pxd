@@ -116,9 +116,9 @@ cdef inline int add_floored(int a, int b, int floor) noexcept nogil:
 cdef inline void eisner_inside(arc_weight_t weight, const void* arcs, int S, int floor,
                                int* Cr, int* Cl, int* Ir, int* Il) noexcept nogil:
     """The best projective trees over positions 0..S-1 (Eisner's first-order inside pass in
-    the max-plus semiring; docs/specs/dp_tabulation.md §1): X[s * S + t] spans s..t, C the
-    complete items, I the incomplete ones, r with the head on the left (s), l on the right
-    (t); weight(arcs, h, d) is the weight of the arc h -> d (floor: no such arc). Every sum
+    the max-plus semiring; docs/specs/lr_spine_and_arc_standard.md §3.6): X[s * S + t] spans
+    s..t, C the complete items, I the incomplete ones, r with the head on the left (s), l on
+    the right (t); weight(arcs, h, d) is the weight of the arc h -> d (floor: no such arc). Every sum
     is floored at floor. Writes the cells s <= t of Cr and Cl, s < t of Ir and Il.
     A min-cost chart is minus the chart of the negated costs (arc_standard_oracle.pyx)."""
     cdef int s, t, k, length, split, best
