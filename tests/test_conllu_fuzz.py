@@ -128,54 +128,61 @@ def pick(r, items, kinds) -> int:
     return r.choice([i for i, (kind, _) in enumerate(items) if kind in kinds])
 
 
+def pick_token_line(r, sentences):
+    """The file's lines and the index of a random word, multiword-token or empty-node line."""
+    items = all_items(sentences)
+    return items, pick(r, items, ("word", "mwt", "empty"))
+
+
+def at_line(items, i) -> Tuple[bytes, Tuple[int, int]]:
+    """The file, with its error to be reported at line i (0-based) alone."""
+    return to_bytes(items), (i + 1, i + 1)
+
+
 def edit_column(r, sentences, kinds, column_choices, values) -> Tuple[bytes, Tuple[int, int]]:
     items = all_items(sentences)
     i = pick(r, items, kinds)
     cols = items[i][1]
     column = r.choice(column_choices)
     cols[column] = r.choice(values) if isinstance(values, list) else values(cols[column])
-    return to_bytes(items), (i + 1, i + 1)
+    return at_line(items, i)
 
 
 @mutation
 def drop_column(r, sentences):
-    items = all_items(sentences)
-    i = pick(r, items, ("word", "mwt", "empty"))
+    items, i = pick_token_line(r, sentences)
     cols = items[i][1]
     k = r.randrange(10)
     if k == 0 and cols[1].startswith("#"):
         k = 1   # without its ID a line whose FORM starts with '#' is a valid comment line
     del cols[k]
-    return to_bytes(items), (i + 1, i + 1)
+    return at_line(items, i)
 
 
 @mutation
 def add_column(r, sentences):
-    items = all_items(sentences)
-    i = pick(r, items, ("word", "mwt", "empty"))
+    items, i = pick_token_line(r, sentences)
     items[i][1].insert(r.randrange(11), r.choice(["_", "x", ""]))
-    return to_bytes(items), (i + 1, i + 1)
+    return at_line(items, i)
 
 
 @mutation
 def tabs_to_spaces(r, sentences):
-    items = all_items(sentences)
-    i = pick(r, items, ("word", "mwt", "empty"))
+    items, i = pick_token_line(r, sentences)
     items[i] = ("raw", "\t".join(items[i][1]).replace("\t", r.choice([" ", "  "])))
-    return to_bytes(items), (i + 1, i + 1)
+    return at_line(items, i)
 
 
 @mutation
 def space_next_to_tab(r, sentences):
-    items = all_items(sentences)
-    i = pick(r, items, ("word", "mwt", "empty"))
+    items, i = pick_token_line(r, sentences)
     cols = items[i][1]
     k = r.randrange(9)
     if r.random() < 0.5:
         cols[k] += " "
     else:
         cols[k + 1] = " " + cols[k + 1]
-    return to_bytes(items), (i + 1, i + 1)
+    return at_line(items, i)
 
 
 @mutation
@@ -200,7 +207,7 @@ def duplicate_or_skipped_id(r, sentences):
     i = pick(r, items, ("word",))
     wid = int(items[i][1][0])
     items[i][1][0] = str(wid + 1 if wid == 1 or r.random() < 0.5 else wid - 1)
-    return to_bytes(items), (i + 1, i + 1)
+    return at_line(items, i)
 
 
 @mutation
@@ -231,7 +238,7 @@ def carriage_return(r, sentences):
     text = payload if kind in ("comment", "blank") else "\t".join(payload)
     at = len(text) if r.random() < 0.6 else r.randrange(len(text) + 1)
     items[i] = ("raw", text[:at] + "\r" + text[at:])
-    return to_bytes(items), (i + 1, i + 1)
+    return at_line(items, i)
 
 
 @mutation
@@ -253,7 +260,7 @@ def extra_empty_line(r, sentences):
     blanks = [-1] + [i for i, (kind, _) in enumerate(items) if kind == "blank"]
     i = r.choice(blanks) + 1
     items.insert(i, ("blank", ""))
-    return to_bytes(items), (i + 1, i + 1)
+    return at_line(items, i)
 
 
 @mutation
@@ -261,7 +268,7 @@ def whitespace_separator(r, sentences):
     items = all_items(sentences)
     i = pick(r, items, ("blank",))
     items[i] = ("raw", r.choice([" ", "\t", "  ", "\u00a0"]))
-    return to_bytes(items), (i + 1, i + 1)
+    return at_line(items, i)
 
 
 @mutation
@@ -280,7 +287,7 @@ def comment_after_words(r, sentences):
     items = all_items(sentences)
     i = pick(r, items, ("word",)) + 1
     items.insert(i, ("comment", r.choice(["# late", "#", "# text = x"])))
-    return to_bytes(items), (i + 1, i + 1)
+    return at_line(items, i)
 
 
 @mutation
@@ -327,7 +334,7 @@ def misplaced_empty_node(r, sentences):
         # "1.2" either follows another word or comes before any 1.1.
         i = pick(r, items, ("word",)) + 1
         items.insert(i, ("empty", [r.choice(["9.1", "1.2"])] + ["_"] * 9))
-    return to_bytes(items), (i + 1, i + 1)
+    return at_line(items, i)
 
 
 def tree_mutation(r, sentences, change) -> Tuple[bytes, Tuple[int, int]]:

@@ -1,7 +1,9 @@
-"""Pipelines saved by an earlier version of the package (tests/data/saved_pipelines, made by
-tests/data/make_saved_pipelines.py at the commit in made_by.json) load and parse the fixed
-Docs exactly as they did when saved: the registered architecture names, the component's
-config keys, its cfg and its moves stay readable across refactorings."""
+"""Pipelines saved by earlier versions of the package (tests/data/saved_pipelines/<commit>/,
+each made by tests/data/make_saved_pipelines.py at the commit in its made_by.json) load and
+parse the fixed Docs exactly as they did when saved: the registered architecture names, the
+component's config keys, its cfg and its moves stay readable across refactorings.
+e13063e: before degree / max_k moved into system_options; 556c892: main before the
+refactoring of issue 21's last duplicates (oracle_arrays.pxd, declare_stack_arcs)."""
 import importlib.util
 import json
 import warnings
@@ -12,8 +14,10 @@ import pytest
 import spacy
 
 DATA = Path(__file__).parent / "data"
-SAVED = DATA / "saved_pipelines"
-EXPECTED = json.loads((SAVED / "expected_parses.json").read_text(encoding="utf-8"))
+SNAPSHOTS = sorted(p.parent for p in (DATA / "saved_pipelines").glob("*/made_by.json"))
+EXPECTED = {snapshot.name: json.loads((snapshot / "expected_parses.json").read_text(encoding="utf-8"))
+            for snapshot in SNAPSHOTS}
+PIPELINES = [(snapshot, name) for snapshot in sorted(EXPECTED) for name in sorted(EXPECTED[snapshot])]
 
 
 def maker():
@@ -24,22 +28,27 @@ def maker():
 
 
 def test_every_saved_pipeline_has_its_expected_parses():
-    assert sorted(EXPECTED) == sorted(maker().PIPELINES) == sorted(
-        p.name for p in SAVED.iterdir() if p.is_dir())
+    assert len(SNAPSHOTS) >= 2
+    for snapshot in SNAPSHOTS:
+        assert sorted(EXPECTED[snapshot.name]) == sorted(maker().PIPELINES) == sorted(
+            p.name for p in snapshot.iterdir() if p.is_dir())
+        assert json.loads((snapshot / "made_by.json").read_text())["commit"].startswith(snapshot.name)
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_saved_pipeline_loads_and_parses_identically(name):
-    config = spacy.util.load_config(SAVED / name / "config.cfg", interpolate=False)
-    old_keys = {"degree", "max_k"} & set(config["components"]["dynoracle_parser"])
+@pytest.mark.parametrize("snapshot,name", PIPELINES)
+def test_saved_pipeline_loads_and_parses_identically(snapshot, name):
+    saved = DATA / "saved_pipelines" / snapshot / name
+    config = spacy.util.load_config(saved / "config.cfg", interpolate=False)
+    component = config["components"]["dynoracle_parser"]
+    old_keys = {key for key in ("degree", "max_k") if component.get(key) is not None}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        nlp = spacy.load(SAVED / name)
+        nlp = spacy.load(saved)
     # pipelines saved while degree / max_k were component keys load with a deprecation warning
     assert {key for key in old_keys if any(f"component key {key} = " in str(w.message)
                                            for w in caught if w.category is FutureWarning)} == old_keys
     got = maker().parses(nlp)
-    expected = EXPECTED[name]
+    expected = EXPECTED[snapshot][name]
     assert len(got) == len(expected)
     for g, e in zip(got, expected):
         assert (g["heads"], g["deps"], g["sent_starts"]) == (e["heads"], e["deps"], e["sent_starts"])

@@ -28,6 +28,8 @@ and m = words until the next cut (m, k' <= sentence length).
 """
 from libc.stdlib cimport malloc, calloc, free
 
+from .oracle_arrays cimport gold_heads_array
+
 
 cdef inline int imax(int a, int b) noexcept nogil:
     return a if a > b else b
@@ -261,15 +263,8 @@ cdef class NPOracleTable:
     """Owns an NPOracle. gold: heads in the spec's numbering, gold[0] ignored."""
 
     def __cinit__(self, gold):
-        cdef int n = len(gold) - 1
-        cdef int* g = <int*>malloc((n + 2) * sizeof(int))
-        cdef int i
-        if g == NULL:
-            raise MemoryError()
-        for i in range(n + 1):
-            g[i] = gold[i] if gold[i] is not None else -1
-        self.c = np_oracle_new(g, n)
-        free(g)
+        cdef int[::1] g = gold_heads_array(gold)
+        self.c = np_oracle_new(&g[0], len(gold) - 1)
         if self.c == NULL:
             raise MemoryError()
 

@@ -32,8 +32,8 @@ from spacy.typedefs cimport attr_t, weight_t
 from spacy.pipeline._parser_internals._state cimport StateC
 
 from .system_base cimport (
-    DynOracleSystem, DynGold, GoldC, StackLeftArc, StackRightArc, SHIFT, LEFT, RIGHT, ROOT,
-    N_MOVES, AT_S0, AT_S1, VIRTUAL_ROOT_NODE, word_node, shift_else_reduce,
+    DynOracleSystem, DynGold, GoldC, SHIFT, LEFT, RIGHT, ROOT, N_MOVES, VIRTUAL_ROOT_NODE,
+    word_node, shift_else_reduce,
 )
 from .arc_standard_oracle cimport (
     ASOracleC, AS_INF, AS_PATH_PAPER, AS_PATH_GENERAL, AS_PATH_CUT, AS_PATH_MIXED, AS_PATH_NEXT,
@@ -86,8 +86,7 @@ cdef class ArcStandard(DynOracleSystem):
 
     cdef int declare_moves(self) except -1:
         DynOracleSystem.declare_moves(self)
-        self.declare_move(LEFT, StackLeftArc.is_valid, StackLeftArc.transition, AT_S0, AT_S1)
-        self.declare_move(RIGHT, StackRightArc.is_valid, StackRightArc.transition, AT_S1, AT_S0)
+        self.declare_stack_arcs()
 
     cdef void move_costs(self, const StateC* st, const GoldC* gold, const int* valid,
                          weight_t* cost) noexcept nogil:

@@ -121,6 +121,10 @@ from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memset
 
 from .conventions cimport word_node, spec_head
+from .oracle_arrays cimport (
+    gold_arrays_new, gold_heads_array, gold_children, gold_block_ends, gold_right_stack,
+    eisner_inside,
+)
 
 
 cdef inline int dlt(const ASOracleC* o, int h, int d) noexcept nogil:
@@ -133,6 +137,18 @@ cdef inline int imin(int a, int b) noexcept nogil:
     return a if a < b else b
 
 
+cdef struct BlockArcs:      # the arcs of one gold block (as_build's Eisner charts)
+    ASOracleC* o
+    int a                   # the block's first node: chart position s is node a + s
+
+
+cdef int block_arc_gain(const void* arcs, int h, int d) noexcept nogil:
+    """Minus dlt of the arc between chart positions h -> d of a block (eisner_inside's
+    weight)."""
+    cdef const BlockArcs* blk = <const BlockArcs*>arcs
+    return -dlt(blk.o, blk.a + h, blk.a + d)
+
+
 cdef int as_build(ASOracleC* o, const int32_t* heads, int n, bint force_general,
                   bint split, bint contract) noexcept nogil:
     """Gold from token heads (a root points to itself, -1 = unknown) into oracle space:
@@ -140,15 +156,13 @@ cdef int as_build(ASOracleC* o, const int32_t* heads, int n, bint force_general,
     need the §3.6 DP (non-projective or partial, or all with force_general) and, if any
     does, the Eisner charts of every block and the buffer fragments (`contract`).
     Returns 0, -1 if out of memory, -2 if a head lies outside the Doc."""
-    cdef int i, h, d, a, c, e, s, t, u, v, x, y, best, N1, J, L, Lmax, far, span
+    cdef int i, h, d, a, c, e, s, t, u, v, x, y, N1, J, L, Lmax
     cdef long total
     cdef bint gen
     memset(o, 0, sizeof(ASOracleC))
     o.n = n
     N1 = n + 1
-    o.head = <int*>malloc(N1 * sizeof(int))
-    o.kid_start = <int*>calloc(N1 + 1, sizeof(int))
-    o.kids = <int*>malloc(N1 * sizeof(int))
+    o.head = gold_arrays_new(N1, &o.kid_start, &o.kids)
     o.blk_of = <int*>malloc(N1 * sizeof(int))
     o.blk_a = <int*>malloc(N1 * sizeof(int))
     o.blk_e = <int*>malloc(N1 * sizeof(int))
@@ -174,38 +188,17 @@ cdef int as_build(ASOracleC* o, const int32_t* heads, int n, bint force_general,
             return -2       # a head outside the Doc: would index past every array
     for i in range(n):
         o.head[word_node(i)] = spec_head(heads[i], i, AS_UNKNOWN)
-    for d in range(1, N1):
-        if o.head[d] >= 0:
-            o.kid_start[o.head[d] + 1] += 1
-    for i in range(N1):
-        o.kid_start[i + 1] += o.kid_start[i]
-    cdef int* fill = <int*>calloc(N1 + 1, sizeof(int))
+    cdef int* fill = <int*>calloc(2 * (N1 + 1), sizeof(int))
     if not fill:
         return -1
-    for i in range(N1):
-        fill[i] = o.kid_start[i]
-    for d in range(1, N1):
-        if o.head[d] >= 0:
-            o.kids[fill[o.head[d]]] = d
-            fill[o.head[d]] += 1
-    # blocks: cut after word x unless a known arc between two words spans x, x+1
-    for i in range(N1 + 1):
-        fill[i] = 0                 # fill[lo]: furthest right end of an arc from lo
-    for d in range(1, N1):
-        h = o.head[d]
-        if h >= 1:
-            a = imin(d, h)
-            c = d + h - a
-            if c > fill[a]:
-                fill[a] = c
+    gold_children(o.head, N1, o.kid_start, o.kids, fill)
+    # blocks (one for the Doc unless split): fill[x] = the last node of word x's gold block
+    gold_block_ends(o.head, N1, fill + N1 + 1, fill)
     o.blk_of[0] = -1
     o.nblk = 0
     a = 1
-    far = 0
     for x in range(1, N1):
-        if fill[x] > far:
-            far = fill[x]
-        if x == n or (split and far <= x):
+        if x == n or (split and fill[x] == x):
             o.blk_a[o.nblk] = a
             o.blk_e[o.nblk] = x
             for y in range(a, x + 1):
@@ -266,36 +259,20 @@ cdef int as_build(ASOracleC* o, const int32_t* heads, int n, bint force_general,
         return -1
     cdef int* Cl
     cdef int* Cr
+    cdef BlockArcs arcs
+    arcs.o = o
     for J in range(o.nblk):
         a = o.blk_a[J]
         L = o.blk_e[J] - a + 1
         Cl = o.Cl + o.blk_off[J]        # Cl[s * L + t]: words a + s .. a + t
         Cr = o.Cr + o.blk_off[J]
+        # the least-cost charts: minus the max-plus charts of the negated costs
+        arcs.a = a
+        eisner_inside(block_arc_gain, &arcs, L, -AS_INF, Cr, Cl, Irr, Il)
         for s in range(L):
-            Cl[s * L + s] = 0
-            Cr[s * L + s] = 0
-        for span in range(1, L):
-            for s in range(L - span):
-                t = s + span
-                best = AS_INF
-                for u in range(s, t):
-                    v = Cr[s * L + u] + Cl[(u + 1) * L + t]
-                    if v < best:
-                        best = v
-                Irr[s * L + t] = best + dlt(o, a + s, a + t)       # s -> t
-                Il[s * L + t] = best + dlt(o, a + t, a + s)        # t -> s
-                best = AS_INF
-                for u in range(s + 1, t + 1):
-                    v = Irr[s * L + u] + Cr[u * L + t]
-                    if v < best:
-                        best = v
-                Cr[s * L + t] = best
-                best = AS_INF
-                for u in range(s, t):
-                    v = Cl[s * L + u] + Il[u * L + t]
-                    if v < best:
-                        best = v
-                Cl[s * L + t] = best
+            for t in range(s, L):
+                Cl[s * L + t] = -Cl[s * L + t]
+                Cr[s * L + t] = -Cr[s * L + t]
     free(Il)
     free(Irr)
     o.contract = contract
@@ -376,7 +353,7 @@ cdef int build_fragments(ASOracleC* o) noexcept nogil:
 
 
 cdef void as_free(ASOracleC* o) noexcept nogil:
-    free(o.head); free(o.kid_start); free(o.kids); free(o.blk_of); free(o.blk_a)
+    free(o.head); free(o.blk_of); free(o.blk_a)     # free(head): kid_start, kids too
     free(o.blk_e); free(o.blk_gen); free(o.blk_off); free(o.sub); free(o.mark); free(o.R)
     free(o.X); free(o.T); free(o.sidx); free(o.S0); free(o.S1); free(o.Ir); free(o.H0)
     free(o.H1); free(o.minU); free(o.minUnk); free(o.Cl); free(o.Cr); free(o.p2v)
@@ -537,25 +514,12 @@ cdef int as_F(ASOracleC* o, const int* stk, int lL, int b) noexcept nogil:
 cdef int paper_right_stack(ASOracleC* o, const int* stk, int lL, int b, int e_buf) noexcept nogil:
     """[GSS14]'s right stack of gold fragment roots of the buffer b..e_buf
     (docs/specs/lr_spine_and_arc_standard.md §3.2) into o.R; returns their number."""
-    cdef int t, i, k, nR = 0
-    cdef bint is_root
+    cdef int t, nR
     for t in range(lL):
         o.mark[stk[t]] = 1
-    for i in range(b, e_buf + 1):
-        is_root = o.head[i] < b
-        if not is_root:
-            for k in range(o.kid_start[i], o.kid_start[i + 1]):
-                if o.mark[o.kids[k]]:
-                    is_root = True
-                    break
-        if is_root:
-            o.R[nR] = i
-            nR += 1
-            o.mark[i] = 1
+    nR = gold_right_stack(o.head, o.kid_start, o.kids, o.mark, b, e_buf, o.R)
     for t in range(lL):
         o.mark[stk[t]] = 0
-    for t in range(nR):
-        o.mark[o.R[t]] = 0
     return nR
 
 
@@ -935,8 +899,7 @@ cdef class ArcStandardOracle:
     the guard's limit on the cells of one DP ("Budget"; 0 = exact everywhere)."""
 
     def __init__(self, heads, force_general=False, split=True, contract=True, budget=0):
-        import numpy
-        arr = numpy.asarray([(-1 if h is None else h) for h in heads], dtype=numpy.int32)
+        arr = gold_heads_array(heads)
         cdef int32_t[::1] view = arr
         cdef int r = as_build(&self.c, &view[0], len(arr), force_general, split, contract)
         if r == -2:

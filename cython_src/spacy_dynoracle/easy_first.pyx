@@ -174,6 +174,18 @@ cdef void ef_action_arc(const EasyFirstC* st, int action, int* head, int* child)
         head[0] = word_of(right)
 
 
+cdef int alloc_state(EasyFirstC* st, Pool mem, int n) except -1:
+    """The arrays of a state of n words (EasyFirstC's sizes), from mem; their values are
+    the caller's."""
+    st.lam = <int*>mem.alloc(n + 1, sizeof(int))
+    st.in_list = <char*>mem.alloc(n + 1, sizeof(char))
+    st.heads = <int*>mem.alloc(n, sizeof(int))
+    st.labels = <attr_t*>mem.alloc(n, sizeof(attr_t))
+    st.left_edge = <int*>mem.alloc(n, sizeof(int))
+    st.sent_start = <signed char*>mem.alloc(n, sizeof(signed char))
+    return 0
+
+
 cdef class EasyFirstState:
     """One Doc's easy-first configuration (initial: every word pending)."""
 
@@ -186,12 +198,7 @@ cdef class EasyFirstState:
         self.mem = Pool()
         self.c.n = n_words
         self.c.size = n_words + 1
-        self.c.lam = <int*>self.mem.alloc(n_words + 1, sizeof(int))
-        self.c.in_list = <char*>self.mem.alloc(n_words + 1, sizeof(char))
-        self.c.heads = <int*>self.mem.alloc(n_words, sizeof(int))
-        self.c.labels = <attr_t*>self.mem.alloc(n_words, sizeof(attr_t))
-        self.c.left_edge = <int*>self.mem.alloc(n_words, sizeof(int))
-        self.c.sent_start = <signed char*>self.mem.alloc(n_words, sizeof(signed char))
+        alloc_state(&self.c, self.mem, n_words)
         for i in range(n_words + 1):
             self.c.lam[i] = i                  # node i: the virtual root, then word i - 1
             self.c.in_list[i] = 1
@@ -210,12 +217,7 @@ cdef class EasyFirstState:
         cdef int n = self.c.n
         new.mem = Pool()
         new.c = self.c
-        new.c.lam = <int*>new.mem.alloc(n + 1, sizeof(int))
-        new.c.in_list = <char*>new.mem.alloc(n + 1, sizeof(char))
-        new.c.heads = <int*>new.mem.alloc(n, sizeof(int))
-        new.c.labels = <attr_t*>new.mem.alloc(n, sizeof(attr_t))
-        new.c.left_edge = <int*>new.mem.alloc(n, sizeof(int))
-        new.c.sent_start = <signed char*>new.mem.alloc(n, sizeof(signed char))
+        alloc_state(&new.c, new.mem, n)
         memcpy(new.c.lam, self.c.lam, (n + 1) * sizeof(int))
         memcpy(new.c.in_list, self.c.in_list, (n + 1) * sizeof(char))
         memcpy(new.c.heads, self.c.heads, n * sizeof(int))

@@ -26,6 +26,9 @@ easy_first_oracle.pxd; the system: easy_first.pyx; the maths: docs/systems/easy_
 from libc.stdlib cimport malloc, calloc, free
 
 from .conventions cimport VIRTUAL_ROOT_NODE, word_node, spec_head
+from .oracle_arrays cimport (
+    gold_arrays_new, gold_heads_array, gold_children, eisner_inside, add_floored,
+)
 
 
 cdef EFGold* ef_gold_new(const int* word_heads, int n_words) noexcept nogil:
@@ -38,11 +41,9 @@ cdef EFGold* ef_gold_new(const int* word_heads, int n_words) noexcept nogil:
     if g == NULL:
         return NULL
     g.n_nodes = n
-    g.head = <int*>malloc(n * sizeof(int))
-    g.kid_start = <int*>calloc(n + 1, sizeof(int))
-    g.kids = <int*>malloc(n * sizeof(int))
+    g.head = gold_arrays_new(n, &g.kid_start, &g.kids)
     fill = <int*>malloc(n * sizeof(int))
-    if g.head == NULL or g.kid_start == NULL or g.kids == NULL or fill == NULL:
+    if g.head == NULL or fill == NULL:
         free(fill)
         ef_gold_free(g)
         return NULL
@@ -53,17 +54,7 @@ cdef EFGold* ef_gold_new(const int* word_heads, int n_words) noexcept nogil:
         g.head[word_node(x)] = h
         if h < 0:
             g.formula_exact = False        # unknown heads: the DP (§9 covers complete gold)
-        else:
-            g.kid_start[h + 1] += 1
-    for x in range(n):
-        g.kid_start[x + 1] += g.kid_start[x]
-    for x in range(n):
-        fill[x] = g.kid_start[x]
-    for y in range(1, n):                  # kids sorted by position
-        h = g.head[y]
-        if h >= 0:
-            g.kids[fill[h]] = y
-            fill[h] += 1
+    gold_children(g.head, n, g.kid_start, g.kids, fill)
     free(fill)
     # projective over 0..n (root arcs from node 0 included): no two gold arcs cross
     for y in range(1, n):
@@ -83,9 +74,7 @@ cdef EFGold* ef_gold_new(const int* word_heads, int n_words) noexcept nogil:
 cdef void ef_gold_free(EFGold* g) noexcept nogil:
     if g == NULL:
         return
-    free(g.head)
-    free(g.kid_start)
-    free(g.kids)
+    free(g.head)            # and kid_start, kids (gold_arrays_new)
     free(g)
 
 
@@ -109,19 +98,38 @@ cdef inline int action_dependent(const int* lam, int action, int* head) noexcept
     return -1 if lam[i] == VIRTUAL_ROOT_NODE else lam[i]
 
 
-cdef void ef_formula_costs(const EFGold* g, const int* lam, int size, const char* in_list,
-                           int* cost) noexcept nogil:
-    """§5.3 for every action: C(h, d) = [g(d) pending and g(d) != h] + |D(d) pending|
-    (an unknown gold head costs nothing itself)."""
+ctypedef int (*arc_cost_t)(const EFGold* g, const char* in_list, int h, int d) noexcept nogil
+
+
+cdef inline void action_costs(arc_cost_t arc_cost, const EFGold* g, const int* lam, int size,
+                              const char* in_list, int* cost) noexcept nogil:
+    """cost[a] = arc_cost(h, d) for every action a, adding h -> d; 0 for LEFT at pair 0,
+    which is no move."""
     cdef int a, h, d
     for a in range(2 * (size - 1)):
         d = action_dependent(lam, a, &h)
-        if d < 0:
-            cost[a] = 0
-            continue
-        cost[a] = pending_kids(g, d, in_list)
-        if g.head[d] >= 0 and g.head[d] != h and in_list[g.head[d]] != 0:
-            cost[a] += 1
+        cost[a] = 0 if d < 0 else arc_cost(g, in_list, h, d)
+
+
+cdef int formula_arc_cost(const EFGold* g, const char* in_list, int h, int d) noexcept nogil:
+    """§5.3: C(h, d) = [g(d) pending and g(d) != h] + |D(d) pending| (an unknown gold head
+    costs nothing itself)."""
+    cdef int cost = pending_kids(g, d, in_list)
+    if g.head[d] >= 0 and g.head[d] != h and in_list[g.head[d]] != 0:
+        cost += 1
+    return cost
+
+
+cdef int static_arc_cost(const EFGold* g, const char* in_list, int h, int d) noexcept nogil:
+    """§6: 0 if h -> d is a gold (or unknown-head) arc whose dependent has no pending gold
+    dependent, 1 otherwise."""
+    return 0 if (g.head[d] < 0 or g.head[d] == h) and pending_kids(g, d, in_list) == 0 else 1
+
+
+cdef void ef_formula_costs(const EFGold* g, const int* lam, int size, const char* in_list,
+                           int* cost) noexcept nogil:
+    """§5.3 for every action (formula_arc_cost)."""
+    action_costs(formula_arc_cost, g, lam, size, in_list, cost)
 
 
 cdef inline int gold_weight(const EFGold* g, const int* lam, int h, int d) noexcept nogil:
@@ -131,9 +139,18 @@ cdef inline int gold_weight(const EFGold* g, const int* lam, int h, int d) noexc
     return g.head[lam[d]] == lam[h]
 
 
+cdef struct ListArcs:       # the arcs over a pending list (eisner_inside's weight)
+    const EFGold* g
+    const int* lam
+
+
+cdef int list_arc_weight(const void* arcs, int h, int d) noexcept nogil:
+    cdef const ListArcs* la = <const ListArcs*>arcs
+    return gold_weight(la.g, la.lam, h, d)
+
+
 cdef inline int clamp_add(int a, int b) noexcept nogil:
-    cdef int s = a + b
-    return EF_NEG if s < EF_NEG else s
+    return add_floored(a, b, EF_NEG)
 
 
 cdef inline void raise_to(int* slot, int value) noexcept nogil:
@@ -146,7 +163,8 @@ cdef int ef_exact_costs(const EFGold* g, const int* lam, int size, int* cost) no
     -1 on allocation failure. Tables C (complete) and I (incomplete), r: head on the left,
     l: head on the right; X[s*size + t] spans positions s..t."""
     cdef int S = size
-    cdef int i, s, t, k, side, length, o, split, w_r, w_l, best
+    cdef int i, s, t, k, side, length, o, w_r, w_l, best
+    cdef ListArcs arcs
     cdef int* mem
     cdef int* Cr
     cdef int* Cl
@@ -165,22 +183,9 @@ cdef int ef_exact_costs(const EFGold* g, const int* lam, int size, int* cost) no
     oCr, oCl, oIr, oIl = mem + 4 * S * S, mem + 5 * S * S, mem + 6 * S * S, mem + 7 * S * S
     for k in range(8 * S * S):
         mem[k] = EF_NEG
-    for s in range(S):
-        Cr[s * S + s] = 0
-        Cl[s * S + s] = 0
-    # inside
-    for length in range(1, S):
-        for s in range(S - length):
-            t = s + length
-            split = EF_NEG
-            for k in range(s, t):
-                raise_to(&split, clamp_add(Cr[s * S + k], Cl[(k + 1) * S + t]))
-            Ir[s * S + t] = clamp_add(split, gold_weight(g, lam, s, t))
-            Il[s * S + t] = clamp_add(split, gold_weight(g, lam, t, s))
-            for k in range(s, t):
-                raise_to(&Cl[s * S + t], clamp_add(Cl[s * S + k], Il[k * S + t]))
-            for k in range(s + 1, t + 1):
-                raise_to(&Cr[s * S + t], clamp_add(Ir[s * S + k], Cr[k * S + t]))
+    arcs.g = g
+    arcs.lam = lam
+    eisner_inside(list_arc_weight, &arcs, S, EF_NEG, Cr, Cl, Ir, Il)
     best = Cr[S - 1]                       # Cr[0, S-1]: the whole list under the root
     # outside, longest spans first; in a span the complete items before the incomplete
     # ones (C[s, t] is built from I[s, t])
@@ -235,14 +240,9 @@ cdef int ef_dynamic_costs(const EFGold* g, const int* lam, int size, const char*
 cdef void ef_static_costs(const EFGold* g, const int* lam, int size, const char* in_list,
                           int* cost) noexcept nogil:
     """The non-deterministic static oracle (§6): 0 for an action that adds a gold (or
-    unknown-head) arc whose dependent has no pending gold dependent, 1 otherwise."""
-    cdef int a, h, d
-    for a in range(2 * (size - 1)):
-        d = action_dependent(lam, a, &h)
-        if d < 0:
-            cost[a] = 0
-            continue
-        cost[a] = 0 if (g.head[d] < 0 or g.head[d] == h) and pending_kids(g, d, in_list) == 0 else 1
+    unknown-head) arc whose dependent has no pending gold dependent, 1 otherwise
+    (static_arc_cost)."""
+    action_costs(static_arc_cost, g, lam, size, in_list, cost)
 
 
 cdef int ef_first_zero(const int* cost, int size) noexcept nogil:
@@ -259,15 +259,8 @@ cdef class EasyFirstGoldTable:
     """Owns the EFGold of one Doc (word heads: a root points to itself, -1 unknown)."""
 
     def __cinit__(self, heads):
-        cdef int n = len(heads)
-        cdef int* h = <int*>malloc(max(n, 1) * sizeof(int))
-        cdef int i
-        if h == NULL:
-            raise MemoryError()
-        for i in range(n):
-            h[i] = -1 if heads[i] is None else heads[i]
-        self.c = ef_gold_new(h, n)
-        free(h)
+        cdef int[::1] h = gold_heads_array(list(heads) + [-1])   # [-1]: never empty
+        self.c = ef_gold_new(&h[0], len(h) - 1)
         if self.c == NULL:
             raise MemoryError()
 

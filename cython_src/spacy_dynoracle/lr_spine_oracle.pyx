@@ -153,6 +153,7 @@ that word right), whose costs are still >= 0 with a zero-cost move among those a
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset
 from .conventions cimport word_node, spec_head
+from .oracle_arrays cimport gold_children, gold_block_ends, gold_right_stack
 
 
 cdef long _gold_serial = 0      # LRSGold.serial: the lower-pass cache's key
@@ -217,38 +218,11 @@ cdef int lrs_gold_build(LRSGold* g, const int32_t* heads, int n) noexcept nogil:
         g.head[word_node(i)] = spec_head(heads[i], i, LRS_UNKNOWN)
         if heads[i] < 0:
             complete = False
-    for d in range(1, N1):
-        if g.head[d] >= 0:
-            g.kid_start[g.head[d] + 1] += 1
-    for i in range(N1):
-        g.kid_start[i + 1] += g.kid_start[i]
-    for i in range(N1):
-        fill[i] = g.kid_start[i]
-    for d in range(1, N1):
-        if g.head[d] >= 0:
-            g.kids[fill[g.head[d]]] = d
-            fill[g.head[d]] += 1
+    gold_children(g.head, N1, g.kid_start, g.kids, fill)
     # gold blocks: cut after word x unless a known arc between two words spans x, x+1
     # (with complete gold, the Doc's sentences); F cuts the buffer at b's block end
-    cdef int far = 0
-    for i in range(N1 + 1):
-        fill[i] = 0                 # fill[lo]: furthest right end of an arc from lo
-    for d in range(1, N1):
-        h = g.head[d]
-        if h >= 1:
-            a = d if d < h else h
-            c = d + h - a
-            if c > fill[a]:
-                fill[a] = c
     g.blk_e[0] = n
-    s = 1
-    for x in range(1, N1):
-        if fill[x] > far:
-            far = fill[x]
-        if x == n or far <= x:
-            for e in range(s, x + 1):
-                g.blk_e[e] = x
-            s = x + 1
+    gold_block_ends(g.head, N1, fill, g.blk_e)
     free(fill)
     cdef bint projective = True
     for d in range(1, N1):
@@ -454,25 +428,13 @@ cdef class LRSWork:
         # only the roots of the stack elements
         for t in range(lL):
             self.mark[el[t].root] = 1
-        nR = 0
         # the buffer is cut at the end of b's gold block (see the module docstring:
         # later blocks add 0 to F and change no cost)
         nb = g.blk_e[b] if (self.cut and b <= n) else n
-        for x in range(b, nb + 1):
-            is_root = g.head[x] < b
-            if not is_root:
-                for kk in range(g.kid_start[x], g.kid_start[x + 1]):
-                    if self.mark[g.kids[kk]]:
-                        is_root = True
-                        break
-            if is_root:
-                self.R[nR] = x
-                nR += 1
-                self.mark[x] = 1
+        nR = gold_right_stack(g.head, g.kid_start, g.kids, self.mark.data(), b, nb,
+                              self.R.data())
         for t in range(lL):
             self.mark[el[t].root] = 0
-        for t in range(nR):
-            self.mark[self.R[t]] = 0
         lR = 1 + nR
         # with a bound: the sure losses of the items after i (stack) and after j (right)
         if self.thresh < LRS_INF:

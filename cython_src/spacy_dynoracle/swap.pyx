@@ -34,8 +34,8 @@ from spacy.typedefs cimport attr_t, weight_t
 from spacy.pipeline._parser_internals._state cimport StateC
 
 from .system_base cimport (
-    DynOracleSystem, DynGold, GoldC, StackLeftArc, StackRightArc, SHIFT, LEFT, RIGHT, ROOT,
-    SWAP, N_MOVES, AT_S0, AT_S1, DIRECTION_NOT_FIXED, pop_as_root,
+    DynOracleSystem, DynGold, GoldC, SHIFT, LEFT, RIGHT, ROOT, SWAP, N_MOVES, AT_S0,
+    DIRECTION_NOT_FIXED, pop_as_root,
 )
 from .swap_oracle cimport (
     Cfg, SwapGoldC, SwapOracleData, SW_INF, cfg_alloc, cfg_free, cfg_copy, cfg_set_missing,
@@ -245,10 +245,7 @@ cdef class SwapSystem(DynOracleSystem):
         # LEFT and RIGHT: docs/specs/swap.md §1.1 LA and RA (with s1 a word). SWAP puts s1
         # back in the buffer, so s1 may follow s0 in word order: neither fixes its arc's
         # direction (no label_sets="per_direction")
-        self.declare_move(LEFT, StackLeftArc.is_valid, StackLeftArc.transition, AT_S0, AT_S1,
-                          DIRECTION_NOT_FIXED)
-        self.declare_move(RIGHT, StackRightArc.is_valid, StackRightArc.transition, AT_S1, AT_S0,
-                          DIRECTION_NOT_FIXED)
+        self.declare_stack_arcs(DIRECTION_NOT_FIXED)
         self.declare_move(ROOT, RootArc.is_valid, RootArc.transition, AT_S0, AT_S0)
         self.declare_move(SWAP, Swap.is_valid, Swap.transition)
 

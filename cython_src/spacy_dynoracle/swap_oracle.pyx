@@ -20,10 +20,10 @@ from cython.operator cimport dereference as deref
 cdef int cfg_alloc(Cfg* c, int n) noexcept nogil:
     cdef int m = n if n > 0 else 1
     c.n = n
-    c.stk = <int*>malloc(m * sizeof(int))
-    c.buf = <int*>malloc(m * sizeof(int))
-    c.missing = <int*>malloc(m * sizeof(int))
-    c.live = <int*>malloc(m * sizeof(int))
+    c.stk = <int*>malloc(4 * m * sizeof(int))     # one block: cfg_free frees stk
+    c.buf = c.stk + m
+    c.missing = c.stk + 2 * m
+    c.live = c.stk + 3 * m
     c.ns = 0
     c.nb = 0
     c.loss = 0
@@ -32,10 +32,7 @@ cdef int cfg_alloc(Cfg* c, int n) noexcept nogil:
 
 
 cdef void cfg_free(Cfg* c) noexcept nogil:
-    free(c.stk)
-    free(c.buf)
-    free(c.missing)
-    free(c.live)
+    free(c.stk)             # and buf, missing, live (cfg_alloc)
     c.stk = c.buf = c.missing = c.live = NULL
 
 

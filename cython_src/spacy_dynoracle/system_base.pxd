@@ -206,6 +206,7 @@ cdef class DynOracleSystem(TransitionSystem):
     cdef object _oracle
 
     cdef int declare_moves(self) except -1
+    cdef int declare_stack_arcs(self, int direction=*) except -1
     cdef int declare_move(self, int move, move_is_valid_t is_valid, move_do_t do,
                           int head_at=*, int child_at=*, int direction=*) except -1
     cdef bint lacks_oracle_data(self, const GoldC* gold) noexcept nogil

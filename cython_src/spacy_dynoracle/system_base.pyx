@@ -340,6 +340,17 @@ cdef class DynOracleSystem(TransitionSystem):
         self.declare_move(ROOT, RootArc.is_valid, RootArc.transition, AT_S0, AT_S0)
         return 0
 
+    cdef int declare_stack_arcs(self, int direction=DIRECTION_FROM_ENDS) except -1:
+        """LEFT and RIGHT as the reductions of the top two stack words, StackLeftArc (arc
+        s0 -> s1) and StackRightArc (arc s1 -> s0): arc-standard's la and ra
+        (docs/specs/lr_spine_and_arc_standard.md §2.1), swap's LA and RA (docs/specs/swap.md
+        §1.1, which gives DIRECTION_NOT_FIXED: SWAP reorders the stack)."""
+        self.declare_move(LEFT, StackLeftArc.is_valid, StackLeftArc.transition, AT_S0, AT_S1,
+                          direction)
+        self.declare_move(RIGHT, StackRightArc.is_valid, StackRightArc.transition, AT_S1, AT_S0,
+                          direction)
+        return 0
+
     cdef int declare_move(self, int move, move_is_valid_t is_valid, move_do_t do,
                           int head_at=NO_ARC, int child_at=NO_ARC,
                           int direction=DIRECTION_FROM_ENDS) except -1:

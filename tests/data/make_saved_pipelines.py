@@ -3,8 +3,9 @@ pipelines trained on synthetic data, saved with the parses they give a few fixed
 
 They pin what a pipeline saved by an older version of the package must still do after a
 refactoring: load (its config.cfg, registered architecture names, cfg and moves) and parse
-identically. Regenerate only on purpose (a deliberate change of parses or of the saved
-format), with the commit that made them recorded in saved_pipelines/made_by.json:
+identically. Each set goes into saved_pipelines/<the commit's short hash>/, with the commit
+recorded in its made_by.json; add a set for a version to pin (before a refactoring), and
+replace one only on purpose (a deliberate change of parses or of the saved format):
 
     PYTHONPATH=<checkout of the version to pin> python3 tests/data/make_saved_pipelines.py
 
@@ -22,7 +23,7 @@ from spacy.tokens import Doc
 import spacy_dynoracle
 
 HERE = Path(__file__).resolve().parent
-OUT = HERE / "saved_pipelines"
+SAVED = HERE / "saved_pipelines"
 sys.path.insert(0, str(HERE.parent))            # tests/: synthetic.py
 from synthetic import make_examples  # noqa: E402
 from test_pipeline import train as train_pipeline  # noqa: E402
@@ -90,23 +91,24 @@ def train(config, kind, seed=0):
 
 
 def main():
-    if OUT.exists():
-        shutil.rmtree(OUT)
-    OUT.mkdir(parents=True)
     # the commit of the code that trains and saves them (PYTHONPATH may name another checkout)
     commit = subprocess.run(["git", "-C", str(Path(spacy_dynoracle.__file__).parent), "rev-parse", "HEAD"],
-                            capture_output=True, text=True).stdout.strip()
+                            capture_output=True, text=True, check=True).stdout.strip()
+    out = SAVED / commit[:7]
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
     expected = {}
     for name, (config, kind) in PIPELINES.items():
         nlp = train(config, kind)
-        nlp.to_disk(OUT / name)
-        expected[name] = parses(spacy.load(OUT / name))
+        nlp.to_disk(out / name)
+        expected[name] = parses(spacy.load(out / name))
         assert expected[name] == parses(nlp), f"{name}: the loaded pipeline parses differently"
-    (OUT / "expected_parses.json").write_text(json.dumps(expected, indent=1) + "\n", encoding="utf-8")
-    (OUT / "made_by.json").write_text(json.dumps(
+    (out / "expected_parses.json").write_text(json.dumps(expected, indent=1) + "\n", encoding="utf-8")
+    (out / "made_by.json").write_text(json.dumps(
         {"commit": commit, "spacy": spacy.__version__, "docs": DOCS}, indent=1) + "\n", encoding="utf-8")
-    size = sum(p.stat().st_size for p in OUT.rglob("*") if p.is_file())
-    print(f"{len(PIPELINES)} pipelines in {OUT}: {size / 1024:.0f} KB")
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    print(f"{len(PIPELINES)} pipelines in {out}: {size / 1024:.0f} KB")
 
 
 if __name__ == "__main__":
