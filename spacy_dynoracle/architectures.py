@@ -44,6 +44,10 @@ they differ in which state tokens they read:
       hidden_width = 64
       maxout_pieces = 2
       nO = null
+      use_upper = true               # accepted, with state_type = "parser" and
+                                     # extra_state_tokens = false, so a
+                                     # TransitionBasedParser.v2 block can switch
+                                     # @architectures and nothing else
 
 Imports nothing compiled at module level (an entry point, imported by the factory too).
 """
@@ -87,6 +91,17 @@ def build_window_parser_model(tok2vec: Model, hidden_width: int = 64, maxout_pie
     return transition_model(tok2vec, WINDOW_FEATURES, hidden_width, maxout_pieces, use_upper, nO)
 
 
+def check_parser_model_keys(architecture: str, state_type: str, extra_state_tokens: bool,
+                            tokens: str) -> None:
+    """state_type / extra_state_tokens are spacy.TransitionBasedParser.v2's: accepting
+    their only meaningful values lets a config swap the architecture in place."""
+    if state_type != "parser":
+        raise ValueError(f"{architecture} builds a dependency parser model; "
+                         f"state_type must be 'parser', not {state_type!r}")
+    if extra_state_tokens:
+        raise ValueError(f"{architecture}: extra_state_tokens is not supported; {tokens}")
+
+
 def n_state_tokens(model: Model) -> Optional[int]:
     """The number of state tokens a parser model reads (WINDOW_FEATURES for a window
     model), None if it has no precomputable lower layer."""
@@ -105,14 +120,8 @@ def build_spine_parser_model(
     state_type: str = "parser",
     extra_state_tokens: bool = False,
 ) -> Model:
-    # state_type / extra_state_tokens are spacy.TransitionBasedParser.v2's: accepting
-    # their only meaningful values lets a config swap the architecture in place.
-    if state_type != "parser":
-        raise ValueError(f"SpineParserModel.v1 builds a dependency parser model; "
-                         f"state_type must be 'parser', not {state_type!r}")
-    if extra_state_tokens:
-        raise ValueError("SpineParserModel.v1: extra_state_tokens is not supported; the "
-                         "feature_template chooses the tokens (\"extra\" = spaCy's 13)")
+    check_parser_model_keys("SpineParserModel.v1", state_type, extra_state_tokens,
+                            "the feature_template chooses the tokens (\"extra\" = spaCy's 13)")
     n_features = load_compiled("state_features").n_features(feature_template, max_k)
     model = transition_model(tok2vec, n_features, hidden_width, maxout_pieces, use_upper, nO)
     model._func = spine_forward
@@ -149,9 +158,15 @@ class SpineStepModel(ParserStepModel):
 
 @registry.architectures("spacy_dynoracle.EasyFirstModel.v1")
 def build_easy_first_model(tok2vec: Model, hidden_width: int = 64, maxout_pieces: int = 2,
-                           nO: Optional[int] = None) -> Model:
+                           use_upper: bool = True, nO: Optional[int] = None,
+                           state_type: str = "parser", extra_state_tokens: bool = False) -> Model:
     """Scores of easy-first's adjacent pending pairs (docs/systems/easy_first.md): the
     shared builder with one state token per slot of easy_first_parse.pyx."""
+    check_parser_model_keys("EasyFirstModel.v1", state_type, extra_state_tokens,
+                            "the pair's 10 slots are fixed (easy_first_parse.pyx)")
+    if not use_upper:
+        raise ValueError("EasyFirstModel.v1 needs use_upper = true (its output layer gives "
+                         "the 1 + 2L scores of a pair)")
     if maxout_pieces < 1:
         raise ValueError(f"EasyFirstModel.v1: maxout_pieces must be >= 1, not {maxout_pieces}")
     n_slots = load_compiled("easy_first_parse").N_SLOTS

@@ -267,6 +267,10 @@ cdef class EasyFirst:
     # StateC systems' DynOracleSystem declares it
     default_schedule = (1, 0.9)
     explore_rules = EXPLORE_RULES
+    dynamic_oracles = ("dynamic", "goldberg-nivre")   # defined off the gold's paths
+    # the parser model the component needs (a config's model block names it; projects/ud
+    # switches a TransitionBasedParser.v2 block to it)
+    model_architecture = "spacy_dynoracle.EasyFirstModel.v1"
 
     def __init__(self, strings, *, oracle="dynamic", projective_formula=True, **options):
         if oracle not in ORACLES:
@@ -285,7 +289,7 @@ cdef class EasyFirst:
     def explores(self):
         """Whether training may leave the oracle's paths (not with the static oracle, whose
         costs mean something only on the gold's own paths)."""
-        return self.oracle != "static"
+        return self.oracle in self.dynamic_oracles
 
     def attach_oracle(self, DynGold gold):
         """Build the per-Doc gold of the oracles (EFGold) once and hang it on the gold."""

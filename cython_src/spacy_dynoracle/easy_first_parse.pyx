@@ -190,38 +190,6 @@ cdef int init_run(const Weights* w, Instances* inst, Run* r, float* pre) noexcep
     return 0
 
 
-def parse_batch(list states, row0s, const float[:, :, :, ::1] Yf, const float[:, ::1] lb,
-                const float[:, ::1] uW, const float[::1] ub, labels, attr_t root_label):
-    """Parse every EasyFirstState greedily with the model (in place)."""
-    cdef int L = len(labels)
-    cdef vector[attr_t] label_ids = labels
-    cdef Weights w = make_weights(Yf, lb, uW, ub, L)
-    cdef vector[Run] runs
-    cdef vector[int] ints
-    cdef vector[float] pre = vector[float](w.O * w.P)
-    cdef Instances inst
-    cdef int i, offset = 0, col, a
-    for state in states:
-        offset += 3 * (<EasyFirstState>state).c.n
-    ints.resize(max(offset, 1))
-    runs.resize(len(states))
-    offset = 0
-    for i, state in enumerate(states):
-        runs[i] = make_run(<EasyFirstState>state, NULL, row0s[i], &ints[offset])
-        offset += 3 * runs[i].st.n
-    with nogil:
-        for i in range(<int>runs.size()):
-            inst.rows.clear(); inst.hidden.clear(); inst.piece.clear()
-            inst.scores.clear(); inst.d_scores.clear(); inst.best.clear()
-            init_run(&w, &inst, &runs[i], &pre[0])
-            while runs[i].st.size > 1:
-                a = best_parse_action(&w, &inst, &runs[i], &col)
-                if a < 0:
-                    break       # no state is stuck (easy_first.pyx); a guard, not a path
-                apply_and_rescore(&w, &inst, &runs[i], a,
-                                  column_label(col, L, label_ids.data(), root_label), &pre[0])
-
-
 cdef Weights make_weights(const float[:, :, :, ::1] Yf, const float[:, ::1] lb,
                           const float[:, ::1] uW, const float[::1] ub, int L) except *:
     cdef Weights w
@@ -252,6 +220,60 @@ cdef Run make_run(EasyFirstState state, const GoldC* gold, int row0, int* ints) 
     return r
 
 
+cdef class _Batch:
+    """What one call (parse_batch, train_batch) runs over: the model's arrays as Weights,
+    one Run per state with its per-word arrays, the scored instances."""
+    cdef const float[:, :, :, ::1] Yf       # kept alive for Weights' pointers
+    cdef const float[:, ::1] lb
+    cdef const float[:, ::1] uW
+    cdef const float[::1] ub
+    cdef list states, golds
+    cdef Weights w
+    cdef vector[attr_t] labels
+    cdef vector[Run] runs
+    cdef vector[int] ints
+    cdef vector[float] pre
+    cdef Instances inst
+
+    def __init__(self, list states, golds, row0s, const float[:, :, :, ::1] Yf,
+                 const float[:, ::1] lb, const float[:, ::1] uW, const float[::1] ub, labels):
+        cdef int i, offset = 0
+        cdef EasyFirstState state
+        cdef DynGold gold
+        self.Yf, self.lb, self.uW, self.ub = Yf, lb, uW, ub
+        self.states = states
+        self.golds = golds
+        self.labels = labels
+        self.w = make_weights(Yf, lb, uW, ub, len(labels))
+        self.pre.resize(self.w.O * self.w.P)
+        self.ints.resize(max(1, 3 * sum((<EasyFirstState>st).c.n for st in states)))
+        self.runs.resize(len(states))
+        for i in range(len(states)):
+            state = states[i]
+            gold = None if golds is None else golds[i]
+            self.runs[i] = make_run(state, <const GoldC*>NULL if gold is None else &gold.c, row0s[i],
+                                    &self.ints[offset])
+            offset += 3 * state.c.n
+
+
+def parse_batch(list states, row0s, const float[:, :, :, ::1] Yf, const float[:, ::1] lb,
+                const float[:, ::1] uW, const float[::1] ub, labels, attr_t root_label):
+    """Parse every EasyFirstState greedily with the model (in place)."""
+    cdef _Batch b = _Batch(states, None, row0s, Yf, lb, uW, ub, labels)
+    cdef int i, col, a
+    with nogil:
+        for i in range(<int>b.runs.size()):
+            b.inst.rows.clear(); b.inst.hidden.clear(); b.inst.piece.clear()
+            b.inst.scores.clear(); b.inst.d_scores.clear(); b.inst.best.clear()
+            init_run(&b.w, &b.inst, &b.runs[i], &b.pre[0])
+            while b.runs[i].st.size > 1:
+                a = best_parse_action(&b.w, &b.inst, &b.runs[i], &col)
+                if a < 0:
+                    break       # no state is stuck (easy_first.pyx); a guard, not a path
+                apply_and_rescore(&b.w, &b.inst, &b.runs[i], a,
+                                  column_label(col, b.w.L, b.labels.data(), root_label), &b.pre[0])
+
+
 def train_batch(EasyFirst moves, list states, list golds, row0s, const unsigned char[:, ::1] follow,
                 const float[:, :, :, ::1] Yf, const float[:, ::1] lb, const float[:, ::1] uW,
                 const float[::1] ub, labels, attr_t root_label, float explore_margin,
@@ -262,40 +284,30 @@ def train_batch(EasyFirst moves, list states, list golds, row0s, const unsigned 
     cost > 0). follow[i, t]: 1 = state i takes the best-scoring zero-cost class at step t,
     0 = the model's best class (explore_margin >= 0: only when the best zero-cost class
     scores within explore_margin of it, else the zero-cost one; < 0: always)."""
-    cdef int L = len(labels)
-    cdef vector[attr_t] label_ids = labels
-    cdef Weights w = make_weights(Yf, lb, uW, ub, L)
-    cdef vector[Run] runs
-    cdef vector[int] ints
-    cdef vector[float] pre = vector[float](w.O * w.P)
-    cdef Instances inst
-    cdef int i, offset = 0
-    cdef DynGold gold
+    cdef int i
     cdef double loss = 0.0
     cdef long n_steps = 0, n_off = 0
-    for state in states:
-        offset += 3 * (<EasyFirstState>state).c.n
-    ints.resize(max(offset, 1))
-    runs.resize(len(states))
-    offset = 0
     for i, state in enumerate(states):
         if follow.shape[1] < (<EasyFirstState>state).c.n:
             raise ValueError(f"follow has {follow.shape[1]} steps per state, state {i} needs "
                              f"{(<EasyFirstState>state).c.n}")
-        gold = golds[i]
-        runs[i] = make_run(<EasyFirstState>state, &gold.c, row0s[i], &ints[offset])
-        offset += 3 * runs[i].st.n
+    cdef _Batch b = _Batch(states, golds, row0s, Yf, lb, uW, ub, labels)
     with nogil:
-        for i in range(<int>runs.size()):
-            init_run(&w, &inst, &runs[i], &pre[0])
-            while runs[i].st.size > 1:
-                if train_step(moves, &w, &inst, &runs[i], label_ids.data(), root_label,
-                              follow[i, runs[i].st.n + 1 - runs[i].st.size], explore_margin,
-                              &pre[0], &loss, &n_off) < 0:
+        for i in range(<int>b.runs.size()):
+            init_run(&b.w, &b.inst, &b.runs[i], &b.pre[0])
+            while b.runs[i].st.size > 1:
+                if train_step(moves, &b.w, &b.inst, &b.runs[i], b.labels.data(), root_label,
+                              follow[i, b.runs[i].st.n + 1 - b.runs[i].st.size], explore_margin,
+                              &b.pre[0], &loss, &n_off) < 0:
                     break
                 n_steps += 1
-        backward(&w, &inst, &dYf[0, 0, 0, 0], &dlb[0, 0], &duW[0, 0], &dub[0])
+        backward(&b.w, &b.inst, &dYf[0, 0, 0, 0], &dlb[0, 0], &duW[0, 0], &dub[0])
     return loss, n_steps, n_off
+
+
+cdef inline float score_at(const Instances* inst, const Run* r, int C, int cls) noexcept nogil:
+    """The score of class j * C + column of the state (its pair's instance)."""
+    return inst.scores[r.pair_inst[cls // C] * C + cls % C]
 
 
 cdef int train_step(EasyFirst moves, const Weights* w, Instances* inst, Run* r,
@@ -309,6 +321,8 @@ cdef int train_step(EasyFirst moves, const Weights* w, Instances* inst, Run* r,
     cdef vector[int] cost = vector[int](2 * n_pairs)
     cdef vector[int] ccost = vector[int](n_pairs * C, -1)   # -1: not a valid class
     cdef int j, d, a, col, k, head, child, lo, hi
+    cdef vector[int] valid                  # the valid classes, as j * C + column
+    cdef int t
     cdef int min_cost = 1 << 30
     cdef int pred = -1, gold_best = -1      # as j * C + col
     cdef float mx = -INFINITY, s, z = 0.0, zg = 0.0
@@ -327,36 +341,28 @@ cdef int train_step(EasyFirst moves, const Weights* w, Instances* inst, Run* r,
                 label = column_label(col, L, labels, root_label)
                 ccost[j * C + col] = cost[a] + <int>arc_label_cost(r.gold, head, child, label)
                 min_cost = min(min_cost, ccost[j * C + col])
+                valid.push_back(j * C + col)
                 s = inst.scores[k * C + col]
                 if s > mx:
                     mx = s
                     pred = j * C + col
     if pred < 0:
         return -1
-    for j in range(n_pairs):
-        k = r.pair_inst[j]
-        for col in range(C):
-            if ccost[j * C + col] < 0:
-                continue
-            s = exp(inst.scores[k * C + col] - mx)
-            z += s
-            if ccost[j * C + col] == min_cost:
-                zg += s
-                if gold_best < 0 or inst.scores[k * C + col] > \
-                        inst.scores[r.pair_inst[gold_best // C] * C + gold_best % C]:
-                    gold_best = j * C + col
-    for j in range(n_pairs):
-        k = r.pair_inst[j]
-        for col in range(C):
-            if ccost[j * C + col] < 0:
-                continue
-            s = exp(inst.scores[k * C + col] - mx)
-            inst.d_scores[k * C + col] += s / z - (s / zg if ccost[j * C + col] == min_cost else 0.0)
+    cdef vector[float] exps = vector[float](valid.size())
+    for t in range(<int>valid.size()):       # the softmax over the valid classes
+        exps[t] = exp(score_at(inst, r, C, valid[t]) - mx)
+        z += exps[t]
+        if ccost[valid[t]] == min_cost:
+            zg += exps[t]
+            if gold_best < 0 or score_at(inst, r, C, valid[t]) > score_at(inst, r, C, gold_best):
+                gold_best = valid[t]
+    for t in range(<int>valid.size()):
+        inst.d_scores[r.pair_inst[valid[t] // C] * C + valid[t] % C] += \
+            exps[t] / z - (exps[t] / zg if ccost[valid[t]] == min_cost else 0.0)
     loss[0] += log(z) - log(zg)
     cdef int chosen = gold_best
     if not follow and ccost[pred] != min_cost:
-        if margin < 0 or (inst.scores[r.pair_inst[pred // C] * C + pred % C]
-                          - inst.scores[r.pair_inst[gold_best // C] * C + gold_best % C]) <= margin:
+        if margin < 0 or score_at(inst, r, C, pred) - score_at(inst, r, C, gold_best) <= margin:
             chosen = pred
     if ccost[chosen] > min_cost:
         n_off[0] += 1
