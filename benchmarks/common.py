@@ -49,15 +49,16 @@ def train_pipeline(config_name: str, output: Path, train, dev, overrides=None, q
 
 # ---- shared by the benchmark suite (parse_speed, train_step, oracle_time, memory) ----------
 
-def registered_systems(only=None):
-    """[(name, class)] of the transition systems in spacy_dynoracle.SYSTEMS (or the names
-    in `only`) whose compiled module loads; the others are reported and skipped."""
+def registered_systems(only=None, list_systems=False):
+    """[(name, class)] of the transition systems in spacy_dynoracle.SYSTEMS (and
+    LIST_SYSTEMS if list_systems: easy-first, which has no StateC), or the names in `only`,
+    whose compiled module loads; the others are reported and skipped."""
     import sys
 
-    from spacy_dynoracle import SYSTEMS, get_system_class
+    from spacy_dynoracle import LIST_SYSTEMS, SYSTEMS, get_system_class
 
     out = []
-    for name in (only or list(SYSTEMS)):
+    for name in (only or [*SYSTEMS, *(LIST_SYSTEMS if list_systems else ())]):
         try:
             out.append((name, get_system_class(name)))
         except (ImportError, AttributeError, ValueError) as err:

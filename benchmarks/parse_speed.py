@@ -12,6 +12,13 @@ repetitions) and each system's ratio to spaCy's parser.
     python benchmarks/parse_speed.py --system lr_spine,attardi,swap \
         --features lr_spine=spine,attardi=attardi,swap=swap --python-loop
 
+Every system of SYSTEMS and LIST_SYSTEMS (easy_first, with the model its class names:
+EasyFirstModel.v1) is timed. --curve also times the parser step per Doc of one sentence of
+n words (the dev words cut into Docs of n words, no preset boundaries) for n up to 200:
+the cost per sentence against its length, in the same run, for every pipeline.
+
+    python benchmarks/parse_speed.py --system easy_first --curve 10,25,50,100,200
+
 --features SYSTEM=TEMPLATE trains that system with spacy_dynoracle.SpineParserModel.v1 and
 the feature template (state_features.pyx); --python-loop adds, for each of these, a row
 parsing the same trained model with the Python step loop (testing.python_step_loop) that
@@ -59,6 +66,9 @@ def main():
                     help="train these systems with SpineParserModel.v1 and the feature template")
     ap.add_argument("--python-loop", action="store_true",
                     help="also time each --features pipeline with the Python step loop")
+    ap.add_argument("--curve", default="", metavar="N,N,...",
+                    help="also time the parser step per Doc of n words for these lengths")
+    ap.add_argument("--curve-docs", type=int, default=20, help="Docs per length of --curve")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     templates = dict(item.split("=", 1) for item in csv_list(args.features) or [])
@@ -70,9 +80,11 @@ def main():
         common = {"training.max_epochs": args.epochs, "training.eval_frequency": 10**6,
                   "corpora.train.limit": args.limit, "corpora.dev.limit": 2}
         pipes = {"spacy parser": train_pipeline("spacy_parser.cfg", tmp / "stock", train, dev, common)}
-        for name, cls in registered_systems(csv_list(args.systems)):
+        for name, cls in registered_systems(csv_list(args.systems), list_systems=True):
             oracle = args.oracle if args.oracle in cls.oracles else cls.oracles[0]
             model = {}
+            if getattr(cls, "model_architecture", None):     # easy_first's pair scorer
+                model = {"components.parser.model.@architectures": cls.model_architecture}
             if name in templates:
                 model = {"components.parser.model.@architectures":
                          "spacy_dynoracle.SpineParserModel.v1",
@@ -105,6 +117,8 @@ def main():
             results[key] = {name: [n_words / t[clock] for t in ts] for name, ts in times.items()}
             raw[key] = {name: {"wall_s": [t[0] for t in ts], "cpu_s": [t[1] for t in ts]}
                         for name, ts in times.items()}
+        curve = length_curve(nlps, docs, [int(n) for n in csv_list(args.curve) or []],
+                             args.curve_docs, args.reps, 1 if args.clock == "cpu" else 0)
     names = list(nlps)
     print(f"{args.treebank}: {n_words} words, {len(docs)} docs, {args.reps} interleaved "
           f"repetitions; words/s by {args.clock} time, median (min-max); ratio = median / "
@@ -121,11 +135,39 @@ def main():
                                             "ratio_min_max": [min(w) / max(res["spacy parser"]),
                                                               max(w) / min(res["spacy parser"])]}
         print(f"{n:16}{cells}")
+    if curve:
+        print(f"\nparser step per Doc of n words (one sentence, no preset boundaries), ms, "
+              f"median of {args.reps}; ratio = / spaCy parser")
+        print(f"{'n':>5}" + "".join(f"{name:>22}" for name in names))
+        for n, row in curve.items():
+            base = row["spacy parser"]
+            print(f"{n:>5}" + "".join(f"{row[name]:>12.2f} ({row[name] / base:>6.2f})"
+                                      for name in names))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"treebank": args.treebank, "words": n_words,
                                          "reps": args.reps, "clock": args.clock,
-                                         "results": table, "times": raw}, indent=2))
+                                         "results": table, "times": raw,
+                                         "ms_per_doc_by_length": curve}, indent=2))
+
+
+def length_curve(nlps, docs, lengths, n_docs, reps, clock):
+    """{n: {pipeline: median ms of the parser step per Doc of n words}}: the dev words cut
+    into n_docs Docs of n words each, timed interleaved like the main table."""
+    words = [t.text for d in docs for t in d]
+    curve = {}
+    for n in lengths:
+        if n * n_docs > len(words):
+            raise SystemExit(f"--curve {n}: {n_docs} Docs of {n} words need {n * n_docs} "
+                             f"words, the dev data has {len(words)}")
+        cut = [words[i * n:(i + 1) * n] for i in range(n_docs)]
+        times = {name: [] for name in nlps}
+        for _ in range(reps):
+            for name, nlp in nlps.items():
+                times[name].append(time_parser(nlp, [Doc(nlp.vocab, words=w) for w in cut],
+                                               True)[clock])
+        curve[n] = {name: 1000 * statistics.median(t) / n_docs for name, t in times.items()}
+    return curve
 
 
 if __name__ == "__main__":

@@ -19,8 +19,9 @@ SYSTEMS = {
     "swap": ("swap", "SwapSystem"),
 }
 
-#: systems with their own state instead of spaCy's StateC (a list of pending heads), driven
-#: by the Simulator and the brute-force suite; not parser components yet (issue 22 part 2)
+#: systems with their own state instead of spaCy's StateC (a list of pending heads): the
+#: ListSimulator drives them, and the dynoracle_parser factory makes them an
+#: EasyFirstParser (easy_first_parser.py)
 LIST_SYSTEMS = {
     "easy_first": ("easy_first", "EasyFirst"),
 }
@@ -78,8 +79,8 @@ def load_compiled(module: str):
 
 
 def get_system_class(name: str, registry=None):
-    """The TransitionSystem class registered under `name` (in SYSTEMS, or `registry`)."""
-    registry = SYSTEMS if registry is None else registry
+    """The system class registered under `name` (in SYSTEMS or LIST_SYSTEMS, or `registry`)."""
+    registry = {**SYSTEMS, **LIST_SYSTEMS} if registry is None else registry
     if name not in registry:
         raise ValueError(
             f"unknown transition_system {name!r}; choose one of {sorted(registry)}"

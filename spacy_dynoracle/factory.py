@@ -13,7 +13,8 @@ from thinc.api import Model
 
 from . import architectures  # noqa: F401  registers the models (also entry points, for configs read first)
 from .exact_decoding import check_exact_config  # registers the Doc/Token extensions too
-from .parser import DynOracleParser
+from .easy_first_parser import make_easy_first_parser
+from .parser import DynOracleParser, ExplorationSchedule
 
 
 # System options that configs used to set as keys of the component, for every system, at
@@ -82,7 +83,10 @@ def make_dynoracle_parser(
 ):
     """A dependency parser with a selectable transition system and oracle.
 
-    transition_system (str): one of spacy_dynoracle.SYSTEMS.
+    transition_system (str): one of spacy_dynoracle.SYSTEMS, or "easy_first"
+        (LIST_SYSTEMS: its own component, easy_first_parser.EasyFirstParser, with the
+        model spacy_dynoracle.EasyFirstModel.v1; beam, exact decoding and learn_tokens do
+        not apply to it).
     oracle (Optional[str]): "dynamic" (exact costs, exploration allowed), "static" (one
         canonical move per state, always followed), or another oracle the system offers (an
         unknown name raises an error listing the system's oracles). None = the system's
@@ -122,13 +126,11 @@ def make_dynoracle_parser(
         option); they still load, with a FutureWarning.
     The other settings are those of spaCy's `parser`.
     """
-    from . import get_system_class  # version check, then the compiled module
+    from . import LIST_SYSTEMS, get_system_class  # version check, then the compiled module
 
     cls = get_system_class(transition_system)
     if decode not in ("greedy", "exact"):
         raise ValueError(f"decode must be 'greedy' or 'exact', not {decode!r}")
-    if decode == "exact" or arc_marginals:
-        check_exact_config(model, transition_system)
     if oracle is None:
         oracle = cls.default_oracle
     default_k, default_p = cls.default_schedule   # DynOracleSystem: (1, 0.9) unless overridden
@@ -144,6 +146,23 @@ def make_dynoracle_parser(
     options = dict(system_options or {})
     options.update(deprecated_system_keys(name, transition_system, cls, options, degree=degree,
                                           max_k=max_k))
+    schedule = dict(transition_system=transition_system, oracle=oracle,
+                    explore_after_epochs=explore_after_epochs, explore_prob=explore_prob,
+                    explore_rule=explore_rule, explore_margin=float(explore_margin),
+                    explore_ramp_epochs=explore_ramp_epochs)
+    if transition_system in LIST_SYSTEMS:
+        # a system with its own state (easy-first's pending list): its own component, the
+        # same keys; those of spaCy's StateC loop must stay at their defaults
+        return make_easy_first_parser(
+            nlp, name, model, cls(nlp.vocab.strings, oracle=oracle, **options),
+            projectivize=projectivize, update_with_oracle_cut_size=update_with_oracle_cut_size,
+            min_action_freq=min_action_freq, scorer=scorer,
+            unsupported={"beam_width": (beam_width, 1), "decode": (decode, "greedy"),
+                         "arc_marginals": (bool(arc_marginals), False),
+                         "learn_tokens": (learn_tokens, False)},
+            **schedule)
+    if decode == "exact" or arc_marginals:
+        check_exact_config(model, transition_system)
     # Build the system here rather than through `moves`: it shares nlp.vocab.strings, and
     # Parser.cfg stays JSON-serialisable (docs/specs/spacy_integration.md §5).
     moves = cls(nlp.vocab.strings, projectivize=projectivize, oracle=oracle, **options)
@@ -162,17 +181,7 @@ def make_dynoracle_parser(
         scorer=scorer,
     )
     parser.cfg["moves"] = None
-    parser.cfg.update(
-        transition_system=transition_system,
-        oracle=oracle,
-        explore_after_epochs=explore_after_epochs,
-        explore_prob=explore_prob,
-        explore_rule=explore_rule,
-        explore_margin=float(explore_margin),
-        explore_ramp_epochs=explore_ramp_epochs,
-        decode=decode,
-        arc_marginals=bool(arc_marginals),
-    )
+    parser.cfg.update(schedule, decode=decode, arc_marginals=bool(arc_marginals))
     return parser
 
 
@@ -255,7 +264,7 @@ def make_epoch_callback() -> Callable:
 
     def before_update(nlp, args):
         for _, pipe in nlp.pipeline:
-            if isinstance(pipe, DynOracleParser):
+            if isinstance(pipe, ExplorationSchedule):
                 pipe.epoch = args["epoch"]
 
     return before_update

@@ -24,7 +24,10 @@ from .exact_decoding import (check_exact_config, exact_states, preset_boundaries
                              window_class_scores_batch)
 
 
-class DynOracleParser(DependencyParser):
+class ExplorationSchedule:
+    """The exploration schedule of training (explore_after_epochs, explore_prob,
+    explore_rule in `cfg`), shared by the parser components (DynOracleParser; easy-first's
+    EasyFirstParser): the current epoch and which states follow the oracle."""
     #: current training epoch (0-based), set by the spacy_dynoracle.set_epoch.v1 callback
     epoch = None
     #: training states stepped by update() and, of those, how many took a move that costs
@@ -32,6 +35,46 @@ class DynOracleParser(DependencyParser):
     n_train_states = 0
     n_off_path = 0
     _warned_no_epoch = False
+
+    def explore_prob_now(self, epoch: int) -> float:
+        """The probability that a state explores at this epoch: 0 before epoch k
+        (explore_after_epochs), then explore_prob; with explore_rule="anneal" it ramps
+        linearly from 0 at epoch k to explore_prob at epoch k + explore_ramp_epochs."""
+        k = self.cfg.get("explore_after_epochs", 0)
+        p = self.cfg.get("explore_prob", 1.0)
+        if epoch < k:
+            return 0.0
+        if self.cfg.get("explore_rule", "prob") == "anneal":
+            return p * min(1.0, (epoch - k) / self.cfg.get("explore_ramp_epochs", 1))
+        return p
+
+    def follow_oracle_mask(self, n: int) -> numpy.ndarray:
+        """Per state: 1 = follow the oracle's best zero-cost move, 0 = explore (the model's
+        prediction, which explore_rule="margin" narrows in moves.step_batch)."""
+        if not self.moves.explores:  # static oracles: always follow the oracle
+            return numpy.ones((n,), dtype=numpy.uint8)
+        k = self.cfg.get("explore_after_epochs", 0)
+        p = self.cfg.get("explore_prob", 1.0)
+        epoch = self.epoch
+        if epoch is None:
+            epoch = 0
+            if k > 0 and p > 0 and not self._warned_no_epoch:
+                warnings.warn(
+                    f"{self.name}: the training epoch is unknown, so exploration "
+                    f"(explore_after_epochs={k}) never starts. Add\n"
+                    "[training.before_update]\n@callbacks = \"spacy_dynoracle.set_epoch.v1\"\n"
+                    "to the training config."
+                )
+                self._warned_no_epoch = True
+        p = self.explore_prob_now(epoch)
+        if p <= 0.0:
+            return numpy.ones((n,), dtype=numpy.uint8)
+        if p >= 1.0:
+            return numpy.zeros((n,), dtype=numpy.uint8)
+        return (numpy.random.random(n) >= p).astype(numpy.uint8)
+
+
+class DynOracleParser(ExplorationSchedule, DependencyParser):
     _warned_greedy_beam = False
 
     @property
@@ -81,43 +124,6 @@ class DynOracleParser(DependencyParser):
                                                       self.model.attrs["max_k"])
         step_model.clear_memory()
         return batch
-
-    def explore_prob_now(self, epoch: int) -> float:
-        """The probability that a state explores at this epoch: 0 before epoch k
-        (explore_after_epochs), then explore_prob; with explore_rule="anneal" it ramps
-        linearly from 0 at epoch k to explore_prob at epoch k + explore_ramp_epochs."""
-        k = self.cfg.get("explore_after_epochs", 0)
-        p = self.cfg.get("explore_prob", 1.0)
-        if epoch < k:
-            return 0.0
-        if self.cfg.get("explore_rule", "prob") == "anneal":
-            return p * min(1.0, (epoch - k) / self.cfg.get("explore_ramp_epochs", 1))
-        return p
-
-    def follow_oracle_mask(self, n: int) -> numpy.ndarray:
-        """Per state: 1 = follow the oracle's best zero-cost move, 0 = explore (the model's
-        prediction, which explore_rule="margin" narrows in moves.step_batch)."""
-        if not self.moves.explores:  # static oracles: always follow the oracle
-            return numpy.ones((n,), dtype=numpy.uint8)
-        k = self.cfg.get("explore_after_epochs", 0)
-        p = self.cfg.get("explore_prob", 1.0)
-        epoch = self.epoch
-        if epoch is None:
-            epoch = 0
-            if k > 0 and p > 0 and not self._warned_no_epoch:
-                warnings.warn(
-                    f"{self.name}: the training epoch is unknown, so exploration "
-                    f"(explore_after_epochs={k}) never starts. Add\n"
-                    "[training.before_update]\n@callbacks = \"spacy_dynoracle.set_epoch.v1\"\n"
-                    "to the training config."
-                )
-                self._warned_no_epoch = True
-        p = self.explore_prob_now(epoch)
-        if p <= 0.0:
-            return numpy.ones((n,), dtype=numpy.uint8)
-        if p >= 1.0:
-            return numpy.zeros((n,), dtype=numpy.uint8)
-        return (numpy.random.random(n) >= p).astype(numpy.uint8)
 
     def update(self, examples, *, drop=0.0, sgd=None, losses=None):
         """spaCy's Parser.update with the transition step replaced by moves.step_batch,

@@ -42,7 +42,7 @@ from typing import Dict, List, Optional, Sequence
 from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
-from . import LIST_SYSTEMS, get_system_class, load_compiled
+from . import LIST_SYSTEMS, SYSTEMS, get_system_class, load_compiled
 
 __all__ = ["Simulator", "ListSimulator", "python_step_loop"]
 
@@ -74,7 +74,7 @@ class Simulator:
         else:
             self.doc = Doc(self.vocab, words=words)
         oracle = options.pop("oracle", "dynamic")
-        cls = get_system_class(system)
+        cls = get_system_class(system, SYSTEMS)
         self.moves = cls(self.vocab.strings, projectivize=False, oracle=oracle, **options)
         self._labels = list(labels) + list(left_labels) + list(right_labels)
         # label frequencies per arc direction, "dep" first, then in the order given (the

@@ -10,6 +10,22 @@ from bruteforce import random_forest
 
 LABELS = ("nsubj", "obj", "det", "amod", "obl")
 
+#: the model of transition_system = "easy_first" (spaCy's default parser tok2vec)
+EASY_FIRST_MODEL = {"@architectures": "spacy_dynoracle.EasyFirstModel.v1",
+                    "tok2vec": {"@architectures": "spacy.HashEmbedCNN.v2",
+                                "pretrained_vectors": None, "width": 96, "depth": 4,
+                                "embed_size": 2000, "window_size": 1, "maxout_pieces": 3,
+                                "subword_features": True}}
+
+
+def component_config(**config):
+    """A dynoracle_parser config for tests: min_action_freq 1, and easy-first's model when
+    the system is easy_first."""
+    config.setdefault("min_action_freq", 1)
+    if config.get("transition_system") == "easy_first":
+        config.setdefault("model", EASY_FIRST_MODEL)
+    return config
+
 
 def tree_words(heads: List[int]) -> List[str]:
     """Words that encode the tree (head offset and depth), so that a parser can learn it."""

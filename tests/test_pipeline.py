@@ -11,13 +11,12 @@ from spacy.tokens import Doc
 
 import spacy_dynoracle
 from spacy_dynoracle.parser import DynOracleParser
-from synthetic import make_examples, train
+from synthetic import component_config, make_examples, train
 
 
 def make_nlp(**config):
     nlp = spacy.blank("xx")
-    config.setdefault("min_action_freq", 1)
-    nlp.add_pipe("dynoracle_parser", config=config)
+    nlp.add_pipe("dynoracle_parser", config=component_config(**config))
     return nlp
 
 
@@ -147,7 +146,7 @@ def test_nonprojective_training_output_has_no_lifting_labels(config, lifted):
         assert all("||" not in t.dep_ for t in doc)
 
 
-@pytest.mark.parametrize("system", ["arc_hybrid", "arc_eager"])
+@pytest.mark.parametrize("system", ["arc_hybrid", "arc_eager", "easy_first"])
 def test_multi_sentence_docs_and_segmentation(system):
     nlp = make_nlp(transition_system=system)
     examples = make_examples(nlp.vocab, 80, seed=4, sents_per_doc=3)
@@ -162,7 +161,7 @@ def test_multi_sentence_docs_and_segmentation(system):
 @pytest.mark.parametrize("system,trained", [
     ("arc_hybrid", False), ("arc_hybrid", True), ("arc_eager", False), ("arc_eager", True),
     ("arc_standard", False), ("lr_spine", False), ("lr_spine", True), ("attardi", False),
-    ("swap", False)])
+    ("swap", False), ("easy_first", False), ("easy_first", True)])
 def test_preset_sentence_boundaries_are_respected(system, trained):
     """Boundaries set before the parser (senter, sentencizer) are kept: one root per
     sentence, no arc across. Holds for any model, so also for an untrained one."""
@@ -194,8 +193,9 @@ def test_long_documents_parse():
     assert all(0 <= t.head.i < len(doc) for t in doc)
 
 
-def test_save_load_round_trip_in_a_fresh_process(tmp_path):
-    nlp = make_nlp(transition_system="arc_hybrid", oracle="dynamic")
+@pytest.mark.parametrize("system", ["arc_hybrid", "easy_first"])
+def test_save_load_round_trip_in_a_fresh_process(system, tmp_path):
+    nlp = make_nlp(transition_system=system, oracle="dynamic")
     examples = make_examples(nlp.vocab, 60, seed=7, sents_per_doc=2)
     train(nlp, examples, epochs=3)
     texts = [" ".join(t.text for t in eg.reference) for eg in examples[:15]]
@@ -203,7 +203,7 @@ def test_save_load_round_trip_in_a_fresh_process(tmp_path):
     nlp.to_disk(tmp_path / "model")
     loaded = spacy.load(tmp_path / "model")
     assert [[(t.head.i, t.dep_) for t in doc] for doc in loaded.pipe(texts)] == expected
-    nlp2 = make_nlp()  # bytes round trip too
+    nlp2 = make_nlp(transition_system=system)  # bytes round trip too
     nlp2.from_bytes(nlp.to_bytes())
     assert [[(t.head.i, t.dep_) for t in doc] for doc in nlp2.pipe(texts)] == expected
     code = (
@@ -214,7 +214,7 @@ def test_save_load_round_trip_in_a_fresh_process(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == [[list(x) for x in doc] for doc in expected]
-    assert loaded.get_pipe("dynoracle_parser").cfg["transition_system"] == "arc_hybrid"
+    assert loaded.get_pipe("dynoracle_parser").cfg["transition_system"] == system
 
 
 def test_version_mismatch_is_a_clear_error_and_spacy_blank_survives(monkeypatch):
@@ -371,7 +371,7 @@ def test_unknown_epoch_warns_once():
 
 REPRODUCIBLE = [("arc_hybrid", {}), ("arc_eager", {}), ("arc_standard", {}), ("lr_spine", {}),
                 ("swap", {}), ("attardi", {"system_options": {"degree": 2}}),
-                ("attardi", {"system_options": {"degree": 3}})]
+                ("attardi", {"system_options": {"degree": 3}}), ("easy_first", {})]
 
 
 @pytest.mark.parametrize("system, options", REPRODUCIBLE)

@@ -73,7 +73,10 @@ def test_matrix_enumerates_registry(monkeypatch):
     seen = []
     monkeypatch.setattr(matrix, "system_runs", lambda name: seen.append(name) or [])
     matrix.all_runs()
-    assert seen == list(spacy_dynoracle.SYSTEMS)
+    assert seen == [*spacy_dynoracle.SYSTEMS, *spacy_dynoracle.LIST_SYSTEMS]
+    # a system that names its own model gets it in the overrides (easy_first)
+    assert matrix.make_run("easy_first", "dynamic").overrides()[
+        "components.parser.model.@architectures"] == "spacy_dynoracle.EasyFirstModel.v1"
 
 
 def test_train_command_uses_configs_and_overrides(tmp_path):

@@ -36,7 +36,7 @@ from .easy_first_oracle cimport (
     EFGold, EF_RIGHT, EF_LEFT, EasyFirstGoldTable, ef_dynamic_costs, ef_formula_costs,
     ef_static_costs, ef_first_zero,
 )
-from .system_base import MOVE_NAMES
+from .system_base import MOVE_NAMES, EXPLORE_RULES
 
 ORACLES = ("dynamic", "goldberg-nivre", "static")
 
@@ -208,9 +208,14 @@ cdef class EasyFirstState:
             self.c.sent_start[i] = 0 if sent_starts is None else sent_starts[i]
 
     @classmethod
-    def from_doc(cls, Doc doc):
-        """The initial state of a Doc, with its preset boundaries (TokenC.sent_start)."""
-        return cls(doc.length, [doc.c[i].sent_start for i in range(doc.length)])
+    def from_doc(cls, Doc doc, int start=0, end=None):
+        """The initial state of a Doc's words start..end (all by default), with their preset
+        boundaries (TokenC.sent_start)."""
+        cdef int stop = doc.length if end is None else end
+        if not 0 <= start < stop <= doc.length:
+            raise ValueError(f"words {start}..{stop} are not a non-empty part of a Doc of "
+                             f"{doc.length} words")
+        return cls(stop - start, [doc.c[i].sent_start for i in range(start, stop)])
 
     def copy(self):
         cdef EasyFirstState new = EasyFirstState.__new__(EasyFirstState)
@@ -260,8 +265,19 @@ cdef class EasyFirst:
     # pending list only (without preset boundaries): tests/bruteforce.py memoises the
     # exhaustive search's future on it (and asserts both properties on every state it visits)
     bruteforce_arc_monotone = True
+    # the training schedule of the parser component (factory.py, parser.py), as the
+    # StateC systems' DynOracleSystem declares it
+    default_schedule = (1, 0.9)
+    default_oracle = "dynamic"      # the factory's choice when the config leaves oracle null
+    explore_rules = EXPLORE_RULES
+    dynamic_oracles = ("dynamic", "goldberg-nivre")   # defined off the gold's paths
+    # the parser model the component needs (a config's model block names it; projects/ud
+    # switches a TransitionBasedParser.v2 block to it)
+    model_architecture = "spacy_dynoracle.EasyFirstModel.v1"
 
-    def __init__(self, strings, *, oracle="dynamic", projective_formula=True, **options):
+    def __init__(self, strings, *, oracle=None, projective_formula=True, **options):
+        if oracle is None:
+            oracle = self.default_oracle
         if oracle not in ORACLES:
             raise ValueError(f"transition system 'easy_first' has no oracle {oracle!r}; "
                              f"choose one of {list(ORACLES)}")
@@ -273,6 +289,12 @@ cdef class EasyFirst:
         self.oracle_kind = ORACLES.index(oracle)
         self.projective_formula = bool(projective_formula)
         self.cfg = {"projective_formula": self.projective_formula}
+
+    @property
+    def explores(self):
+        """Whether training may leave the oracle's paths (not with the static oracle, whose
+        costs mean something only on the gold's own paths)."""
+        return self.oracle in self.dynamic_oracles
 
     def attach_oracle(self, DynGold gold):
         """Build the per-Doc gold of the oracles (EFGold) once and hang it on the gold."""

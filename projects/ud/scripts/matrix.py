@@ -1,6 +1,6 @@
 """The run matrix of the UD project, read from the package's registry.
 
-Every transition system in `spacy_dynoracle.SYSTEMS` x every oracle its class declares
+Every transition system in `spacy_dynoracle.SYSTEMS` and `LIST_SYSTEMS` x every oracle its class declares
 (`cls.oracles`), x the values in OPTION_GRID of the options the class declares (e.g.
 attardi's `degree`), plus spaCy's stock `parser` as the baseline. Nothing here names a
 system: a new system registered in the package joins the matrix by itself.
@@ -70,8 +70,13 @@ class Run:
         options, e.g. degree, in its system_options)."""
         if self.system in ("spacy", BIAFFINE):
             return {}
+        from spacy_dynoracle import get_system_class
+
         out = {"components.parser.transition_system": self.system,
                "components.parser.oracle": self.oracle}
+        architecture = getattr(get_system_class(self.system), "model_architecture", None)
+        if architecture:      # a system with its own model (easy-first's pair scorer)
+            out["components.parser.model.@architectures"] = architecture
         for key, value in self.options.items():
             if key in MODEL_OPTIONS:
                 out.update(MODEL_OPTIONS[key](value, self.options))
@@ -133,10 +138,10 @@ def all_runs(systems: Optional[List[str]] = None, oracles: Optional[List[str]] =
     """Every (system, oracle, options) of the registry (or of `systems`), filtered to
     `oracles` if given, + the stock parser. A registered system whose compiled module is
     missing (not built yet) is skipped with a warning unless strict."""
-    from spacy_dynoracle import SYSTEMS
+    from spacy_dynoracle import LIST_SYSTEMS, SYSTEMS
 
     runs = []
-    for name in (systems or list(SYSTEMS)):
+    for name in (systems or [*SYSTEMS, *LIST_SYSTEMS]):
         if name == "spacy":
             continue
         try:
