@@ -347,9 +347,9 @@ def test_schedule_defaults_come_from_the_system():
 def test_oracle_default_comes_from_the_system():
     """oracle left null (the factory's default) takes the system's default_oracle, which the
     parser's cfg records; an explicit oracle wins."""
-    from spacy_dynoracle import SYSTEMS, get_system_class
+    from spacy_dynoracle import LIST_SYSTEMS, SYSTEMS, get_system_class
 
-    for name in SYSTEMS:
+    for name in [*SYSTEMS, *LIST_SYSTEMS]:
         parser = make_nlp(transition_system=name).get_pipe("dynoracle_parser")
         default = get_system_class(name).default_oracle
         assert default in get_system_class(name).oracles
