@@ -144,9 +144,10 @@ def never_explores(run: Run, epochs: int, explore_after=None, explore_prob=None)
     starts at 0-based epoch k, so k >= epochs (e.g. --epochs 2 with a (2, 0.5) schedule) or
     p = 0 trains on the oracle's zero-cost sets along the gold path only. That is a valid
     experiment (--explore-after 5), but easy to run by accident when epochs are cut."""
-    if run.system == "spacy" or not run.dynamic:
+    schedule = resolved_schedule(run, explore_after, explore_prob)
+    if schedule is None:   # a run that does not explore
         return None
-    k, p = resolved_schedule(run, explore_after, explore_prob)
+    k, p = schedule
     if p <= 0:
         return f"{run.id} never explores: explore_prob is 0"
     if epochs > 0 and k >= epochs:
