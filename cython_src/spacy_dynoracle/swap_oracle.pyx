@@ -695,14 +695,6 @@ cdef class SwapOracleData:
         return seq
 
     @property
-    def rank(self):
-        return [self.c.rank[i] for i in range(self.c.n)]
-
-    @property
-    def mpc(self):
-        return [self.c.mpc[i] for i in range(self.c.n)]
-
-    @property
     def projective(self):
         """The gold tree is projective (its projective order is the identity,
         docs/specs/swap.md §2.1)."""
