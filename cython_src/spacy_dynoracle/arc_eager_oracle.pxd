@@ -5,6 +5,7 @@
 # Token numbering is the spec's: words 1..n, 0 = the virtual root (bottom of the stack,
 # never popped), n+1 = "end of buffer". gold[k] in {0..n} (0 = root), -1 = unknown
 # (never counted).
+from .oracle_owner cimport OracleOwner
 
 cdef enum:
     NP_SH = 0       # push b as L (shift)
@@ -29,10 +30,10 @@ cdef struct NPOracle:
 
 
 cdef NPOracle* np_oracle_new(const int* gold, int n) noexcept nogil
-cdef void np_oracle_free(NPOracle* o) noexcept nogil
+cdef void np_oracle_free(void* o) noexcept nogil     # an NPOracle* (OracleOwner's free_data)
 cdef void np_scores(NPOracle* o, const int* stack, const char* is_R, int k, int j0,
                     int* rho) noexcept nogil
 
 
-cdef class NPOracleTable:
+cdef class NPOracleTable(OracleOwner):
     cdef NPOracle* c

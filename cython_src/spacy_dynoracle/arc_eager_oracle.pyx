@@ -148,7 +148,9 @@ cdef NPOracle* np_oracle_new(const int* gold, int n) noexcept nogil:
     return o
 
 
-cdef void np_oracle_free(NPOracle* o) noexcept nogil:
+cdef void np_oracle_free(void* data) noexcept nogil:
+    """Free an NPOracle (void*: NPOracleTable's OracleOwner calls it; NULL is a no-op)."""
+    cdef NPOracle* o = <NPOracle*>data
     if o == NULL:
         return
     free(o.gold)
@@ -259,18 +261,13 @@ cdef void np_scores(NPOracle* o, const int* stack, const char* is_R, int k, int 
 
 
 # ---- Python access (tests, benchmarks) ---------------------------------------------------
-cdef class NPOracleTable:
-    """Owns an NPOracle. gold: heads in the spec's numbering, gold[0] ignored."""
+cdef class NPOracleTable(OracleOwner):
+    """Owns an NPOracle (OracleOwner frees it). gold: heads in the spec's numbering, gold[0]
+    ignored."""
 
     def __cinit__(self, gold):
         cdef int[::1] g = gold_heads_array(gold)
-        self.c = np_oracle_new(&g[0], len(gold) - 1)
-        if self.c == NULL:
-            raise MemoryError()
-
-    def __dealloc__(self):
-        np_oracle_free(self.c)
-        self.c = NULL
+        self.c = <NPOracle*>self.own(np_oracle_new(&g[0], len(gold) - 1), np_oracle_free)
 
     def scores(self, stack, is_R, int j0):
         """rho for SH, RA, LA, RE (None = inapplicable)."""

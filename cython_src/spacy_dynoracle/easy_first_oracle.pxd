@@ -8,6 +8,7 @@
 # and removes lam[i + 1] (at pair 0: the ROOT move), action 2*i + EF_LEFT adds
 # lam[i + 1] -> lam[i] and removes lam[i] (never at pair 0: the virtual root takes no head).
 from .conventions cimport VIRTUAL_ROOT_NODE
+from .oracle_owner cimport OracleOwner
 
 cdef enum:
     EF_RIGHT = 0        # the left item of the pair is the head
@@ -26,7 +27,7 @@ cdef struct EFGold:
 
 
 cdef EFGold* ef_gold_new(const int* word_heads, int n_words) noexcept nogil
-cdef void ef_gold_free(EFGold* g) noexcept nogil
+cdef void ef_gold_free(void* g) noexcept nogil     # an EFGold* (OracleOwner's free_data)
 
 cdef void ef_formula_costs(const EFGold* g, const int* lam, int size, const char* in_list,
                            int* cost) noexcept nogil
@@ -38,5 +39,5 @@ cdef void ef_static_costs(const EFGold* g, const int* lam, int size, const char*
 cdef int ef_first_zero(const int* cost, int size) noexcept nogil
 
 
-cdef class EasyFirstGoldTable:
+cdef class EasyFirstGoldTable(OracleOwner):
     cdef EFGold* c

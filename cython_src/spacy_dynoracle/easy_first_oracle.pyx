@@ -71,7 +71,9 @@ cdef EFGold* ef_gold_new(const int* word_heads, int n_words) noexcept nogil:
     return g
 
 
-cdef void ef_gold_free(EFGold* g) noexcept nogil:
+cdef void ef_gold_free(void* data) noexcept nogil:
+    """Free an EFGold (void*: EasyFirstGoldTable's OracleOwner calls it; NULL is a no-op)."""
+    cdef EFGold* g = <EFGold*>data
     if g == NULL:
         return
     free(g.head)            # and kid_start, kids (gold_arrays_new)
@@ -255,18 +257,13 @@ cdef int ef_first_zero(const int* cost, int size) noexcept nogil:
     return -1
 
 
-cdef class EasyFirstGoldTable:
-    """Owns the EFGold of one Doc (word heads: a root points to itself, -1 unknown)."""
+cdef class EasyFirstGoldTable(OracleOwner):
+    """Owns the EFGold of one Doc (OracleOwner frees it; word heads: a root points to itself,
+    -1 unknown)."""
 
     def __cinit__(self, heads):
         cdef int[::1] h = gold_heads_array(list(heads) + [-1])   # [-1]: never empty
-        self.c = ef_gold_new(&h[0], len(h) - 1)
-        if self.c == NULL:
-            raise MemoryError()
-
-    def __dealloc__(self):
-        ef_gold_free(self.c)
-        self.c = NULL
+        self.c = <EFGold*>self.own(ef_gold_new(&h[0], len(h) - 1), ef_gold_free)
 
     @property
     def formula_exact(self):
