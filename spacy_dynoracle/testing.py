@@ -295,7 +295,7 @@ class ListSimulator(Simulator):
 
     def labels(self) -> List[str]:
         return ["" if h < 0 else self.vocab.strings[lab]
-                for h, lab in zip(self.state.heads, self.state.label_ids)]
+                for h, lab in zip(self.state.heads, self.state.labels)]
 
     def stack(self) -> List[int]:
         return self.state.pending

@@ -34,6 +34,21 @@ def test_moves_follow_the_spec():
     assert sim.labels() == ["dep", "dep", "dep", "ROOT"]
 
 
+def test_state_and_gold_show_their_arcs_through_one_view():
+    """The state's parse and the gold tree reach Python through system_base.WordArcs (one
+    `heads`/`labels` for both): a root points to itself, -1 = none, labels are ids (0 = none)."""
+    from spacy_dynoracle import load_compiled
+
+    base = load_compiled("system_base")
+    gold = base.DynGold([1, 1, -1], [7, 8, None])
+    assert isinstance(gold, base.WordArcs) and (gold.heads, gold.labels) == ([1, 1, -1], [7, 8, 0])
+    sim = Simulator("easy_first", 3)
+    assert isinstance(sim.state, base.WordArcs)
+    sim.apply("LEFT@1")                  # pair 1 is (w0, w1): w1 -> w0, label "dep"
+    dep = sim.vocab.strings["dep"]
+    assert (sim.state.heads, sim.state.labels) == ([1, -1, -1], [dep, 0, 0])
+
+
 def test_bad_actions_and_options_are_named():
     sim = Simulator("easy_first", 3)
     with pytest.raises(ValueError, match="RIGHT@i"):

@@ -99,7 +99,7 @@ def reference_parse(parser, doc):
         _, a, col = best
         moves._sim_apply(state, a, parser.vocab.strings["ROOT"] if col == 0
                          else label_ids[(col - 1) % L])
-    return state.heads, state.label_ids
+    return state.heads, state.labels
 
 
 @pytest.mark.parametrize("trained", [False, True])
@@ -116,7 +116,7 @@ def test_rescoring_only_near_the_last_attachment_parses_as_rescoring_everything(
     for eg in examples[:25]:
         words = [t.text for t in eg.reference]
         state = parser.predict([Doc(nlp.vocab, words=words)])[0]
-        assert (state.heads, state.label_ids) == reference_parse(parser, Doc(nlp.vocab, words=words))
+        assert (state.heads, state.labels) == reference_parse(parser, Doc(nlp.vocab, words=words))
 
 
 def test_training_gradients_match_finite_differences():

@@ -4,7 +4,7 @@
 from cymem.cymem cimport Pool
 from spacy.typedefs cimport attr_t, weight_t
 
-from .system_base cimport GoldC
+from .system_base cimport GoldC, WordArcs
 
 
 cdef struct EasyFirstC:
@@ -25,7 +25,7 @@ cdef int ef_action_move(int action) noexcept nogil
 cdef void ef_action_arc(const EasyFirstC* st, int action, int* head, int* child) noexcept nogil
 
 
-cdef class EasyFirstState:
+cdef class EasyFirstState(WordArcs):      # heads, labels: the parse so far
     cdef Pool mem
     cdef EasyFirstC c
 

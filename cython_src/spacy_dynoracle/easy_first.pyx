@@ -25,13 +25,14 @@ every action's cost of a state (what a batch training step needs once per state)
 """
 from libc.string cimport memcpy, memmove
 from libc.stdlib cimport malloc, free
+from libc.stdint cimport int32_t
 
 from cymem.cymem cimport Pool
 from spacy.typedefs cimport attr_t, weight_t
 from spacy.tokens.doc cimport Doc
 
 from .conventions cimport LEFT, RIGHT, ROOT, VIRTUAL_ROOT_NODE, word_node
-from .system_base cimport DynGold, GoldC, arc_label_cost, INVALID_COST
+from .system_base cimport DynGold, GoldC, WordArcs, arc_label_cost, INVALID_COST
 from .easy_first_oracle cimport (
     EFGold, EF_RIGHT, EF_LEFT, EasyFirstGoldTable, ef_dynamic_costs, ef_formula_costs,
     ef_static_costs, ef_first_zero,
@@ -186,7 +187,7 @@ cdef int alloc_state(EasyFirstC* st, Pool mem, int n) except -1:
     return 0
 
 
-cdef class EasyFirstState:
+cdef class EasyFirstState(WordArcs):
     """One Doc's easy-first configuration (initial: every word pending)."""
 
     def __init__(self, int n_words, sent_starts=None):
@@ -234,14 +235,10 @@ cdef class EasyFirstState:
     def is_final(self):
         return self.c.size == 1
 
-    @property
-    def heads(self):
-        """Head word per word; a root points to itself; -1 = not attached yet."""
-        return [self.c.heads[i] for i in range(self.c.n)]
-
-    @property
-    def label_ids(self):
-        return [self.c.labels[i] for i in range(self.c.n)]
+    cdef int word_arcs(self, const int32_t** heads, const attr_t** labels) noexcept:
+        heads[0] = <const int32_t*>self.c.heads      # int, as int32_t is here
+        labels[0] = self.c.labels
+        return self.c.n
 
     @property
     def pending(self):

@@ -48,7 +48,14 @@ cdef struct GoldC:
     void* extra             # system-specific oracle data (tables, caches)
 
 
-cdef class DynGold:
+# The Python view of the arcs over a Doc's words that a C struct holds (DynGold's gold tree,
+# easy_first's EasyFirstState): `heads` and `labels` as lists, written once in
+# system_base.pyx; a subclass says where its arrays are.
+cdef class WordArcs:
+    cdef int word_arcs(self, const int32_t** heads, const attr_t** labels) noexcept
+
+
+cdef class DynGold(WordArcs):
     cdef Pool mem
     cdef GoldC c
     cdef public object extra_obj     # keeps system-specific Python-owned buffers alive

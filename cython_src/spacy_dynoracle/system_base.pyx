@@ -81,7 +81,36 @@ cdef enum:             # indices into TARGETS
     TARGET_STATIC = 2
 
 
-cdef class DynGold:
+cdef class WordArcs:
+    """The arcs over a Doc's words that a C struct holds, seen from Python: `heads` (head word
+    per word; a root points to itself; -1 = none: unknown in gold, not attached yet in a
+    parse) and `labels` (label id per word; 0 = none). A subclass points word_arcs at its
+    arrays (DynGold: the gold tree; easy_first.EasyFirstState: the parse)."""
+
+    cdef int word_arcs(self, const int32_t** heads, const attr_t** labels) noexcept:
+        """Point heads and labels at the subclass's arrays; returns the number of words."""
+        return 0
+
+    @property
+    def heads(self):
+        return word_arc_list(self, False)
+
+    @property
+    def labels(self):
+        return word_arc_list(self, True)
+
+
+cdef list word_arc_list(WordArcs arcs, bint labels):
+    """arcs' labels (labels) or heads, one per word, as a list."""
+    cdef const int32_t* head_of
+    cdef const attr_t* label_of
+    cdef int i, n = arcs.word_arcs(&head_of, &label_of)
+    if labels:
+        return [label_of[i] for i in range(n)]
+    return [head_of[i] for i in range(n)]
+
+
+cdef class DynGold(WordArcs):
     """Gold tree of one Doc in the form the cost functions read (GoldC)."""
 
     def __init__(self, heads, labels):
@@ -126,13 +155,10 @@ cdef class DynGold:
         self.c.extra = data
         return owner
 
-    @property
-    def heads(self):
-        return [self.c.heads[i] for i in range(self.c.length)]
-
-    @property
-    def labels(self):
-        return [self.c.labels[i] for i in range(self.c.length)]
+    cdef int word_arcs(self, const int32_t** heads, const attr_t** labels) noexcept:
+        heads[0] = self.c.heads
+        labels[0] = self.c.labels
+        return self.c.length
 
     def __len__(self):
         return self.c.length
