@@ -287,11 +287,12 @@ def test_lr_spine_mixed_stacks_equal_whole_doc_dp(seed, n_docs, K):
 
 def test_lr_spine_oracle_paths_on_statec():
     """The system reports the oracle's paths (oracle_stats, last_oracle_path), and the
-    lower pass is computed once for the states that share the lower elements."""
+    lower pass is computed once for the states that share the lower elements (every
+    successor through its DP: greedy_bounds would settle some without one)."""
     heads = [1, 1, 3, 3, 3]                         # sentences {0, 1}, {2, 3, 4}
 
     def run(actions):
-        sim = Simulator("lr_spine", 5, max_k=2)
+        sim = Simulator("lr_spine", 5, max_k=2, greedy_bounds=False)
         gold = load_compiled("system_base").DynGold(heads, [0] * 5)
         sim.moves.attach_oracle(gold)
         for a in actions:
@@ -712,3 +713,51 @@ def exact_future(mod, work, gold, elems, b):
     its moves (Bellman), 0 where no move is left."""
     vals = [v for v in mod.lrs_values(work, gold, elems, b) if v is not None]
     return min(vals) if vals else 0
+
+
+@pytest.mark.parametrize("seed,n_docs", [(0, 30), pytest.param(1, 300, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("K", [1, 2, 3])
+@pytest.mark.parametrize("exact_mode", [True, False])
+def test_lr_spine_greedy_bounds(seed, n_docs, K, exact_mode):
+    """greedy_bounds (lr_spine_oracle.pyx, "Settling successors without a DP"), on Docs of
+    1-3 complete projective sentences of up to 20 words along random computations with deep
+    stacks: the bounds hold (lost <= F <= the greedy computation's loss), the values are
+    the exact DP's (exact mode) or keep the zero-cost set's contract (exact=False: the
+    smallest value is F, the zero-cost moves are the exact ones, every other cost between 1
+    and the exact one), and every way of valuing a successor is used: settled (lost =
+    greedy loss), certified (δ + greedy loss = the state's F from the memo), bounded (a DP
+    under the greedy loss) and, with exact=False, excluded (δ + lost above the bound)."""
+    mod = load_compiled("lr_spine_oracle")
+    rng = random.Random(seed * 10 + K + 400)
+    exact = mod.LRSWork(K)
+    assert not exact.greedy_bounds      # the plain DP is the reference
+    plain = mod.LRSWork(K, exact=exact_mode)    # the same mode without greedy_bounds: its work
+    works = []
+    states = 0
+
+    def new_work():
+        works.append(mod.LRSWork(K, exact=exact_mode, greedy_bounds=True))
+        return works[-1]
+
+    for heads, gold, work, elems, b, want, got in against_exact(
+            mod, exact, K, rng, n_docs, 3, 20, new_work):
+        mod.lrs_values(plain, gold, elems, b)
+        low, up = mod.lrs_greedy_bounds(work, gold, elems, b)
+        f = exact_future(mod, exact, gold, elems, b)
+        assert low <= f <= up, (heads, elems, b, low, f, up)
+        if exact_mode:
+            assert got == want, (heads, elems, b, want, got)
+        else:
+            F, G = min(v for v in want if v is not None), min(v for v in got if v is not None)
+            assert G == F, (heads, elems, b, want, got)
+            assert all((g == 0) == (w == 0) and g <= w
+                       for g, w in zip(costs_of(got), costs_of(want))), (heads, elems, b, want, got)
+        states += 1
+    counts = {name: sum(getattr(w, name) for w in works)
+              for name in ("settled", "certified", "excluded", "bounded", "greedy_misses")}
+    print(f"K={K} exact={exact_mode}: {states} configurations, {counts}, "
+          f"{sum(w.inserts for w in works):,} DP insertions (without greedy_bounds {plain.inserts:,})")
+    assert counts["settled"] > 0 and counts["certified"] > 0 and counts["bounded"] > 0
+    assert counts["greedy_misses"] == 0         # the DP is exact here: F <= greedy loss
+    assert (counts["excluded"] > 0) == (not exact_mode)
+    assert sum(w.inserts for w in works) < plain.inserts

@@ -220,8 +220,14 @@ cdef class LRSpine(DynOracleSystem):
     # costs (a count, so training stays reproducible; lr_spine_oracle.pyx, "Guard"); 0 = none.
     # exact_costs: True, exact costs; False, the exact zero-cost set and lower bounds >= 1 for
     # the other moves (all spaCy's loss reads), for less work (lr_spine_oracle.pyx, "Zero-cost
-    # set only"); the Simulator gets the same costs as training in either mode
-    options = {"max_k": 2, "budget": 200000, "exact_costs": True}
+    # set only"); the Simulator gets the same costs as training in either mode.
+    # greedy_bounds: True, with exact costs, value a successor without its DP where a greedy
+    # computation's loss meets the lost words or, by Bellman, the state's value, else run its
+    # DP under that loss (the same costs, fewer DP entries; lr_spine_oracle.pyx, "Settling
+    # successors without a DP"); False, every successor through its DP. Not with
+    # exact_costs=False, whose bound already prunes: there the greedy pass cost more CPU than
+    # it saved (docs/systems/lr_spine.md, "greedy_bounds")
+    options = {"max_k": 2, "budget": 200000, "exact_costs": True, "greedy_bounds": True}
     cdef readonly int K
     cdef readonly LRSWork work
     cdef vector[LRSElem] _elems
@@ -240,10 +246,12 @@ cdef class LRSpine(DynOracleSystem):
         if int(self.cfg["budget"]) < 0:
             raise ValueError(f"lr_spine: budget must be >= 0 (0 = no guard), got {self.cfg['budget']}")
         self.work.budget = int(self.cfg["budget"])
-        exact = self.cfg.get("exact_costs", True)
-        if exact not in (True, False):
-            raise ValueError(f"lr_spine: exact_costs must be true or false, got {exact!r}")
-        self.work.exact = exact
+        flags = {key: self.cfg.get(key, self.options[key]) for key in ("exact_costs", "greedy_bounds")}
+        for key, value in flags.items():
+            if value not in (True, False):
+                raise ValueError(f"lr_spine: {key} must be true or false, got {value!r}")
+        self.work.exact = flags["exact_costs"]
+        self.work.greedy_bounds = flags["greedy_bounds"] and flags["exact_costs"]
         self.needs_oracle_data = True   # no fallback: costs come from attach_oracle's data
 
     cdef int declare_moves(self) except -1:
@@ -393,7 +401,12 @@ cdef class LRSpine(DynOracleSystem):
         passes computed (the rest came from the cache); DP entries inserted (the oracle's
         work: `inserts` in all, `max_inserts` in one state); with exact_costs=False, the
         entries the bound dropped (`pruned`, counted in `inserts` too), the states whose bound
-        came from the memo (`memo_hits`) and those valued again (`reruns`)."""
+        came from the memo (`memo_hits`) and those valued again (`reruns`); with
+        greedy_bounds, the successors valued without a DP (`settled`: greedy loss = lost
+        words; `certified`: δ + greedy loss = the state's value from the memo), put above
+        the bound by their lost words (`excluded`, exact_costs=False), whose DP ran under the
+        greedy loss (`bounded`), and those DPs that kept nothing under it (`greedy_misses`,
+        only where the DP is not exact)."""
         out = {"states": self._path_counts[0]}
         for i, name in enumerate(_PATH_NAMES):
             out[name] = self._path_counts[i + 1]
@@ -403,6 +416,8 @@ cdef class LRSpine(DynOracleSystem):
         out["pruned"] = self.work.pruned
         out["memo_hits"] = self.work.memo_hits
         out["reruns"] = self.work.reruns
+        for name in ("settled", "certified", "excluded", "bounded", "greedy_misses"):
+            out[name] = getattr(self.work, name)
         out["missing_oracle"] = self.missing_oracle
         return out
 

@@ -46,9 +46,10 @@ cdef struct Entry:
     Spine rs
 
 
-cdef struct LRSMemo:       # F of one configuration (LRSWork.values, zero-set mode)
+cdef struct LRSMemo:       # F of one configuration (LRSWork.values: zero-set mode, greedy_bounds)
     long serial            # the gold's serial (-1: empty slot)
-    unsigned long long key # config_key of the configuration
+    unsigned long long key # config_key of the configuration (seed 0)
+    unsigned long long key2  # ... seed 1: 128 bits, a collision is out of reach (greedy_bounds)
     int F
 
 
@@ -113,6 +114,30 @@ cdef class LRSWork:
     cdef public long pruned        # entries dropped by the threshold
     cdef public long memo_hits     # states whose bound came from the memo
     cdef public long reruns        # states whose bound was too low (every successor pruned)
+    # greedy_bounds (module docstring, "Settling successors without a DP"): a greedy computation's
+    # loss bounds F(successor) above, the lost words below
+    cdef public bint greedy_bounds # True: settle or bound each successor before its DP
+    cdef vector[LRSElem] gstack    # greedy: the simulated stack
+    cdef vector[int] unatt         # greedy: 1 for the words still to attach
+    cdef int gup[2 * LRS_MAXK + 1]   # successor_values: per move, the greedy loss (-1: none)
+    cdef int glo[2 * LRS_MAXK + 1]   # ... and the lost words
+    cdef int state_F               # values: F of the state from the memo (-1: unknown)
+    cdef public long settled       # successors valued without a DP: lower bound = upper bound
+    cdef public long certified     # ... by Bellman: δ + greedy loss = F of the state (memo)
+    cdef public long excluded      # successors above the bound by their lost words (exact=False)
+    cdef public long bounded       # successors whose DP ran under the greedy loss as threshold
+    cdef public long greedy_misses # DPs that kept nothing under the greedy loss (not exact gold)
+    cdef int greedy(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil
+    cdef int doom(self, const LRSGold* g, const LRSElem* s1, const LRSElem* s2,
+                  int t) noexcept nogil
+    cdef bint needs_buffer(self, const LRSGold* g, const LRSElem* s1, int b,
+                           int E) noexcept nogil
+    cdef int arc_price(self, const LRSGold* g, const LRSElem* s1, const LRSElem* s2,
+                       int t) noexcept nogil
+    cdef bint free_after(self, const LRSGold* g, const LRSElem* s1, const LRSElem* s2,
+                         const LRSElem* s3, int t) noexcept nogil
+    cdef int successor(self, const LRSGold* g, const LRSElem* el, int nE, int b, int t,
+                       int* m, int* b_next) noexcept nogil
     cdef void mark_sure(self, const LRSGold* g, const LRSElem* el, int nE, int b,
                         int nR) noexcept nogil
     cdef void mark_spines(self, const LRSGold* g, const LRSElem* el, int nE) noexcept nogil

@@ -146,6 +146,29 @@ bound), which is exact for every successor whose value is <= V:
   non-projective gold where the DP is not exact), the state is valued again without one
   (counted, reruns).
 
+Settling successors without a DP (greedy_bounds; issue 23). Before a successor's DP runs,
+two cheap bounds on its F, O(words left in b's block) each, where the gold is complete and
+projective (the DP is exact there):
+
+* up, greedy: the loss of one computation of the capped system from the successor to the
+  end of b's block (the stack reduced onto el[0]): at each step an arc of cost 0 that
+  strands no gold dependent still to attach (doom: a node that leaves the spine its
+  dependent needs), else SHIFT while the top element has a gold relation with the buffer,
+  else the arc of least δ + doom (ties to one after which a free arc follows). A
+  computation, so up >= F;
+* lost: the guard's lower bound (the words whose known head can no longer take them).
+
+Then, exactly: lost = up gives F = up (settled); δ + up <= F(state) gives F = up (certified:
+F(state) = min over the moves of δ + F(successor) <= δ + F <= δ + up, so all are equal), with
+F(state) from the memo, which now also runs in the exact mode (keys of 128 bits: a false hit
+could certify a wrong value); with exact=False, δ + lost > the bound puts the move above it
+(excluded). Otherwise the DP runs with threshold up (bounded), which keeps every entry that
+may end at or below F, so its value is exact; a DP that keeps nothing (only where the DP is
+not exact) runs again without it (greedy_misses). With exact=False the smallest δ + up
+over the moves is also the first bound. On an exploring model's states the greedy loss is
+often well above F (it cannot foresee which of two stack words to sacrifice), so most
+successors still run their DP, under a looser threshold than the zero-set bound.
+
 Exact for complete projective gold; for non-projective or partial gold it is an
 approximation (docs/specs/lr_spine_and_arc_standard.md §3.9; an unknown head makes every arc to
 that word right), whose costs are still >= 0 with a zero-cost move among those asked for.
@@ -159,10 +182,13 @@ from .oracle_arrays cimport gold_children, gold_block_ends, gold_right_stack
 cdef long _gold_serial = 0      # LRSGold.serial: the lower-pass cache's key
 
 
-cdef inline unsigned long long config_key(const LRSElem* el, int nE, int b) noexcept nogil:
-    """A 64-bit hash (FNV-1a) of a configuration: b and every element's root and spines
-    (the memo's key; a collision can only weaken or delay the bound, see values)."""
-    cdef unsigned long long h = 14695981039346656037ULL
+cdef inline unsigned long long config_key(const LRSElem* el, int nE, int b,
+                                          unsigned long long seed) noexcept nogil:
+    """A 64-bit hash (FNV-1a, its offset basis xor seed) of a configuration: b and every
+    element's root and spines (the memo's key: two seeds give 128 bits; a collision could
+    only weaken or delay the zero-set bound, but would make greedy_bounds certify a wrong value,
+    see values)."""
+    cdef unsigned long long h = 14695981039346656037ULL ^ (seed * 0x9E3779B97F4A7C15ULL)
     cdef int t, s
     h = (h ^ <unsigned long long>(b + 1)) * 1099511628211ULL
     h = (h ^ <unsigned long long>nE) * 1099511628211ULL
@@ -174,6 +200,37 @@ cdef inline unsigned long long config_key(const LRSElem* el, int nE, int b) noex
         for s in range(el[t].nr):
             h = (h ^ <unsigned long long>(el[t].rs[s] + 7)) * 1099511628211ULL
     return h
+
+
+cdef inline int join_spines(int* out, const int* upper, int k, const int* lower, int n_lower,
+                            int K) noexcept nogil:
+    """out = upper[0..k-1] . lower[0..n_lower-1], cut at depth K; returns its length."""
+    cdef int s, n = 0
+    for s in range(k):
+        out[n] = upper[s]
+        n += 1
+    for s in range(n_lower):
+        if n >= K:
+            break
+        out[n] = lower[s]
+        n += 1
+    return n
+
+
+cdef inline void merge_top(const LRSElem* s1, const LRSElem* s2, int t, int K,
+                           LRSElem* top) noexcept nogil:
+    """The element that la_k (t = k: arc ls(s1)[k] -> root(s2); left spine ls(s1)[1..k] .
+    ls(s2), right spine rs(s1)) or ra_k (t = K + k: arc rs(s2)[k] -> root(s1); left spine
+    ls(s2), right spine rs(s2)[1..k] . rs(s1)) makes of the top element s1 and the one
+    below it, s2, spines cut at depth K (top must not be s1 or s2)."""
+    if t <= K:
+        top.root = s1.root
+        top.nl = join_spines(top.ls, s1.ls, t, s2.ls, s2.nl, K)
+        top.nr = join_spines(top.rs, s1.rs, s1.nr, s1.rs, 0, K)
+    else:
+        top.root = s2.root
+        top.nl = join_spines(top.ls, s2.ls, s2.nl, s2.ls, 0, K)
+        top.nr = join_spines(top.rs, s2.rs, t - K, s1.rs, s1.nr, K)
 
 
 cdef inline int root_type(const LRSGold* g, int h) noexcept nogil:
@@ -286,8 +343,21 @@ cdef inline void append(Spine* sp, int node, int dep, int K) noexcept nogil:
         sp.len += 1
 
 
+cdef inline int stranded(const LRSGold* g, const int* unatt, int x, bint right,
+                         int skip) noexcept nogil:
+    """The gold dependents of node x still to attach (unatt) on its right (right) or left
+    side, other than skip: those a spine x leaves would have served (LRSWork.doom)."""
+    cdef int kk, c, n = 0
+    for kk in range(g.kid_start[x], g.kid_start[x + 1]):
+        c = g.kids[kk]
+        if c != skip and unatt[c] and ((c > x) if right else (c < x)):
+            n += 1
+    return n
+
+
 cdef class LRSWork:
-    def __init__(self, int K, bint cut=True, int mixed=2, long budget=0, bint exact=True):
+    def __init__(self, int K, bint cut=True, int mixed=2, long budget=0, bint exact=True,
+                 bint greedy_bounds=False):
         if not 1 <= K <= LRS_MAXK:
             raise ValueError(f"the LR-spine oracle supports a cap 1..{LRS_MAXK}, not {K}")
         if not 0 <= mixed <= 2:
@@ -311,8 +381,11 @@ cdef class LRSWork:
         empty.serial = -1
         empty.key = 0
         empty.F = 0
+        empty.key2 = 0
         self.memo.resize(LRS_MEMO_SLOTS, empty)
         self.memo_next = 0
+        self.greedy_bounds = greedy_bounds  # module docstring, "Settling successors without a DP"
+        self.state_F = -1
 
     cdef int prune_ls_at(self, Spine* sp, int i) noexcept nogil:
         """Restriction 1 (left, docs/specs/lr_spine_and_arc_standard.md §3.7 with P2): keep the
@@ -956,6 +1029,156 @@ cdef class LRSWork:
         clear_spine_marks(el, nE, self.lsel.data(), self.rsel.data())
         return n_lost
 
+    cdef int greedy(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil:
+        """An upper bound on F(el, b) (module docstring, "Settling successors without a
+        DP"): the loss of one computation of the capped system from the configuration to
+        the end of b's block (the stack reduced onto el[0]), the words still to attach
+        given a wrong head. Its moves, at each step: an arc of cost 0 that strands no gold
+        dependent still to attach (doom), the smallest k first; else SHIFT while the top
+        element has a gold relation with the words left in the block (needs_buffer); else
+        the arc of the least δ + doom, ties to one after which such a free arc follows."""
+        cdef int K = self.K
+        cdef int E, top, t, k, c, best, best_c, x, loss = 0
+        cdef LRSElem* s1
+        cdef LRSElem* s2
+        cdef LRSElem merged
+        E = (g.blk_e[b] if self.cut else g.n) if b <= g.n else g.n
+        if <int>self.gstack.size() < nE + E - b + 2:
+            self.gstack.resize(nE + E - b + 2)
+        if <int>self.unatt.size() < g.n + 2:
+            self.unatt.resize(g.n + 2, 0)
+        for t in range(nE):
+            self.gstack[t] = el[t]
+            if t > 0:
+                self.unatt[el[t].root] = 1
+        for x in range(b, E + 1):
+            self.unatt[x] = 1
+        top = nE
+        while True:
+            best = -1
+            if top >= 2:
+                s1 = &self.gstack[top - 1]
+                s2 = &self.gstack[top - 2]
+                for k in range(1, K + 1):
+                    if k <= s1.nl and s2.root != 0 and dlt(g, s1.ls[k - 1], s2.root) == 0 \
+                            and self.doom(g, s1, s2, k) == 0:
+                        best = k
+                        break
+                    if k <= s2.nr and dlt(g, s2.rs[k - 1], s1.root) == 0 \
+                            and self.doom(g, s1, s2, K + k) == 0:
+                        best = K + k
+                        break
+                if best < 0 and (b > E or not self.needs_buffer(g, s1, b, E)):
+                    # nothing left for the top in the block: the cheapest arc now, ties
+                    # to one after which a free arc follows
+                    best_c = LRS_INF
+                    for t in range(1, 2 * K + 1):
+                        c = self.arc_price(g, s1, s2, t)
+                        if c < 0:
+                            continue
+                        c = 2 * c + (0 if top >= 3 and self.free_after(
+                            g, s1, s2, &self.gstack[top - 3], t) else 1)
+                        if c < best_c:
+                            best_c = c
+                            best = t
+            if best < 0:
+                if b > E:
+                    break
+                s1 = &self.gstack[top]
+                s1.root = b
+                s1.nl = s1.nr = 1
+                s1.ls[0] = s1.rs[0] = b
+                top += 1
+                b += 1
+                continue
+            if best <= K:
+                loss += dlt(g, s1.ls[best - 1], s2.root)
+                self.unatt[s2.root] = 0
+            else:
+                loss += dlt(g, s2.rs[best - K - 1], s1.root)
+                self.unatt[s1.root] = 0
+            merge_top(s1, s2, best, K, &merged)
+            s2[0] = merged
+            top -= 1
+        return loss
+
+    cdef bint needs_buffer(self, const LRSGold* g, const LRSElem* s1, int b,
+                           int E) noexcept nogil:
+        """greedy: the top element s1 still has a gold relation with the buffer b..E: its
+        root's gold head is there, or a node of its right spine has a gold dependent
+        there (still to attach)."""
+        cdef int s
+        cdef int h = g.head[s1.root]
+        if b <= h <= E:
+            return True
+        for s in range(s1.nr):
+            if stranded(g, self.unatt.data(), s1.rs[s], True, -1):
+                return True
+        return False
+
+    cdef int arc_price(self, const LRSGold* g, const LRSElem* s1, const LRSElem* s2,
+                       int t) noexcept nogil:
+        """greedy: δ + doom of arc move t (k: la_k, K + k: ra_k) on the top element s1 and
+        the one below it, s2; -1 if t is not valid there."""
+        cdef int K = self.K
+        cdef int k = t if t <= K else t - K
+        if t <= K:
+            if k > s1.nl or s2.root == 0:
+                return -1
+            return dlt(g, s1.ls[k - 1], s2.root) + self.doom(g, s1, s2, t)
+        if k > s2.nr:
+            return -1
+        return dlt(g, s2.rs[k - 1], s1.root) + self.doom(g, s1, s2, t)
+
+    cdef bint free_after(self, const LRSGold* g, const LRSElem* s1, const LRSElem* s2,
+                         const LRSElem* s3, int t) noexcept nogil:
+        """greedy's tie-break: after arc move t on s2 s1, the new top and s3 below it have
+        an arc of price 0."""
+        cdef LRSElem merged
+        cdef int u, dep = s2.root if t <= self.K else s1.root
+        cdef bint free = False
+        merge_top(s1, s2, t, self.K, &merged)
+        self.unatt[dep] = 0
+        for u in range(1, 2 * self.K + 1):
+            if self.arc_price(g, &merged, s3, u) == 0:
+                free = True
+                break
+        self.unatt[dep] = 1
+        return free
+
+    cdef int doom(self, const LRSGold* g, const LRSElem* s1, const LRSElem* s2,
+                  int t) noexcept nogil:
+        """The gold dependents still to attach (greedy's unatt) that move t (k: la_k,
+        K + k: ra_k) on the top element s1 and the one below it, s2, takes off every
+        spine their head was on, other than the move's own dependent (whose arc is δ):
+        a stack root needs its head on a left spine, a word to its right on a right one,
+        and a node that leaves a spine never returns to it. la_k: the left-spine nodes of
+        s1 below ls(s1)[k], the right spine of s2, the left-spine nodes of s2 pushed past
+        depth K; ra_k: the left spine of s1, the right-spine nodes of s2 below rs(s2)[k],
+        the right-spine nodes of s1 pushed past depth K."""
+        cdef int K = self.K
+        cdef int k, s, n = 0
+        cdef const int* un = self.unatt.data()
+        if t <= K:
+            k = t
+            for s in range(k, s1.nl):
+                n += stranded(g, un, s1.ls[s], False, s2.root)
+            for s in range(s2.nr):
+                n += stranded(g, un, s2.rs[s], True, -1)
+            for s in range(s2.nl):
+                if k + 1 + s > K:
+                    n += stranded(g, un, s2.ls[s], False, -1)
+        else:
+            k = t - K
+            for s in range(s1.nl):
+                n += stranded(g, un, s1.ls[s], False, -1)
+            for s in range(k, s2.nr):
+                n += stranded(g, un, s2.rs[s], True, s1.root)
+            for s in range(s1.nr):
+                if k + 1 + s > K:
+                    n += stranded(g, un, s1.rs[s], True, -1)
+        return n
+
     cdef void values(self, const LRSGold* g, const LRSElem* el, int nE, int b,
                      const int* want, int* val) noexcept nogil:
         """val[0] (sh), val[k] (la_k), val[K + k] (ra_k), k = 1..K: δ(arc) + F(successor)
@@ -985,11 +1208,15 @@ cdef class LRSWork:
         self.last_path = 0
         self.in_fallback = False
         self.limit = start + self.budget if self.budget > 0 else -1
-        if not self.exact:
-            key = config_key(el, nE, b)
+        self.state_F = -1
+        if not self.exact or self.greedy_bounds:
+            key = config_key(el, nE, b, 0)
             for s in range(LRS_MEMO_SLOTS):
-                if self.memo[s].serial == g.serial and self.memo[s].key == key:
-                    bound = self.memo[s].F
+                if self.memo[s].serial == g.serial and self.memo[s].key == key \
+                        and self.memo[s].key2 == config_key(el, nE, b, 1):
+                    self.state_F = self.memo[s].F
+                    if not self.exact:
+                        bound = self.state_F
                     self.memo_hits += 1
                     break
         for t in range(2 * K + 1):
@@ -1000,6 +1227,7 @@ cdef class LRSWork:
             # every successor above the memo's bound: value them again without one
             self.reruns += 1
             bound = LRS_INF
+            self.state_F = -1
             for t in range(2 * K + 1):
                 val[t] = LRS_INF
                 low[t] = LRS_INF
@@ -1033,9 +1261,11 @@ cdef class LRSWork:
         cdef const LRSElem* s1
         cdef const LRSElem* s2
         cdef int d[2 * LRS_MAXK + 1]
+        cdef int m, bb
         for t in range(2 * K + 1):
             self.prn[t] = 0
             d[t] = -1                       # -1: not wanted or not valid
+            self.gup[t] = -1
         if want[0] and b <= g.n:
             d[0] = 0
         if nE >= 2:
@@ -1046,6 +1276,16 @@ cdef class LRSWork:
                     d[k] = dlt(g, s1.ls[k - 1], s2.root)
                 if want[K + k] and k <= s2.nr:
                     d[K + k] = dlt(g, s2.rs[k - 1], s1.root)
+        if self.greedy_bounds and g.projective and not self.in_fallback:
+            # the bounds of every successor first (module docstring, "Settling successors
+            # without a DP"); with exact=False the best of them is a bound for the DPs
+            for t in range(2 * K + 1):
+                if d[t] >= 0:
+                    self.successor(g, el, nE, b, t, &m, &bb)
+                    self.gup[t] = self.greedy(g, self.succ.data(), m, bb)
+                    self.glo[t] = self.lost(g, self.succ.data(), m, bb)
+                    if not self.exact and d[t] + self.gup[t] < bound[0]:
+                        bound[0] = d[t] + self.gup[t]
         if self.exact:
             # sh, la_1, ra_1, la_2, ra_2, ...: the order decides where the guard trips
             for k in range(2 * K + 1):
@@ -1061,14 +1301,11 @@ cdef class LRSWork:
                 n += self.move_value(g, el, nE, b, t, val, low, bound, &self.skey[t])
         return n
 
-    cdef int move_value(self, const LRSGold* g, const LRSElem* el, int nE, int b, int t,
-                        int* val, int* low, int* bound, unsigned long long* key) noexcept nogil:
-        """val[t], low[t] for move t (0: sh, k: la_k, K + k: ra_k), valid and wanted, as
-        successor_values says; with exact=False its DP keeps only what may end at or below
-        bound[0] - δ, an exact value lowers bound[0] and goes into the memo. Returns 1 when
-        the move got a value (exact or guard-bounded), 0 when the threshold cut it."""
-        cdef int K = self.K
-        cdef int s, k, d, v, m
+    cdef int successor(self, const LRSGold* g, const LRSElem* el, int nE, int b, int t,
+                       int* m, int* b_next) noexcept nogil:
+        """Write move t's successor (0: sh, k: la_k, K + k: ra_k; valid) into self.succ:
+        m[0] elements, first buffer node b_next[0]. Returns δ of its arc (0 for sh)."""
+        cdef int s
         cdef LRSElem* top
         cdef const LRSElem* s1 = &el[nE - 1]
         cdef const LRSElem* s2 = &el[nE - 2] if nE >= 2 else NULL
@@ -1083,67 +1320,80 @@ cdef class LRSWork:
             top.nr = 1
             top.ls[0] = b
             top.rs[0] = b
-            m = nE + 1
-            d = 0
-            b += 1
-        else:
-            for s in range(nE - 2):
-                self.succ[s] = el[s]
-            top = &self.succ[nE - 2]
-            m = nE - 1
-            if t <= K:
-                # la_k: ls1[k] -> root(σ2), new top (ls1[1..k] . ls2, rs1)
-                k = t
-                top.root = s1.root
-                top.nl = 0
-                for s in range(k):
-                    top.ls[top.nl] = s1.ls[s]
-                    top.nl += 1
-                for s in range(s2.nl):
-                    if top.nl >= K:
-                        break
-                    top.ls[top.nl] = s2.ls[s]
-                    top.nl += 1
-                top.nr = s1.nr
-                for s in range(s1.nr):
-                    top.rs[s] = s1.rs[s]
-                d = dlt(g, s1.ls[k - 1], s2.root)
-            else:
-                # ra_k: rs2[k] -> root(σ1), new top (ls2, rs2[1..k] . rs1)
-                k = t - K
-                top.root = s2.root
-                top.nl = s2.nl
-                for s in range(s2.nl):
-                    top.ls[s] = s2.ls[s]
-                top.nr = 0
-                for s in range(k):
-                    top.rs[top.nr] = s2.rs[s]
-                    top.nr += 1
-                for s in range(s1.nr):
-                    if top.nr >= K:
-                        break
-                    top.rs[top.nr] = s1.rs[s]
-                    top.nr += 1
-                d = dlt(g, s2.rs[k - 1], s1.root)
-        self.thresh = LRS_INF
-        if not self.exact and not self.in_fallback and bound[0] < LRS_INF:
-            self.thresh = bound[0] - d
-        v = self.succ_F(g, self.succ.data(), m, b, &low[t])
-        if v >= LRS_INF and self.thresh < LRS_INF and not self.in_fallback:
-            # above the bound: a lower bound only (the DP kept no entry at or below it)
-            self.prn[t] = 1
-            val[t] = low[t] = bound[0] + 1
-            self.thresh = LRS_INF
+            m[0] = nE + 1
+            b_next[0] = b + 1
             return 0
+        for s in range(nE - 2):
+            self.succ[s] = el[s]
+        merge_top(s1, s2, t, self.K, &self.succ[nE - 2])
+        m[0] = nE - 1
+        b_next[0] = b
+        if t <= self.K:
+            return dlt(g, s1.ls[t - 1], s2.root)
+        return dlt(g, s2.rs[t - self.K - 1], s1.root)
+
+    cdef int move_value(self, const LRSGold* g, const LRSElem* el, int nE, int b, int t,
+                        int* val, int* low, int* bound, unsigned long long* key) noexcept nogil:
+        """val[t], low[t] for move t (0: sh, k: la_k, K + k: ra_k), valid and wanted, as
+        successor_values says; with exact=False its DP keeps only what may end at or below
+        bound[0] - δ, an exact value lowers bound[0] and goes into the memo. With greedy_bounds
+        (module docstring, "Settling successors without a DP"; gup[t] >= 0) the successor
+        is first valued by its bounds: lost = greedy loss, or δ + greedy loss = F of the
+        state (memo), gives F without a DP; with exact=False, δ + lost > bound[0] puts it
+        above the bound; else its DP runs under the greedy loss as threshold. Returns 1
+        when the move got a value (exact or guard-bounded), 0 when the threshold cut it."""
+        cdef int d, v, m, up
+        cdef bint exact_v = False
+        cdef bint by_greedy = False
+        d = self.successor(g, el, nE, b, t, &m, &b)
+        self.thresh = LRS_INF
+        up = self.gup[t] if self.greedy_bounds else -1
+        if up >= 0 and not self.in_fallback:
+            if self.glo[t] == up:
+                self.settled += 1
+                exact_v = True
+            elif self.state_F >= 0 and d + up <= self.state_F:
+                self.certified += 1
+                exact_v = True
+            elif not self.exact and bound[0] < LRS_INF and d + self.glo[t] > bound[0]:
+                self.excluded += 1
+                self.prn[t] = 1
+                val[t] = low[t] = bound[0] + 1
+                return 0
+            else:
+                self.bounded += 1
+                self.thresh = up
+                by_greedy = True
+        if exact_v:
+            v = up
+            low[t] = up
+        else:
+            if not self.exact and not self.in_fallback and bound[0] < LRS_INF \
+                    and bound[0] - d < self.thresh:
+                self.thresh = bound[0] - d
+                by_greedy = False
+            v = self.succ_F(g, self.succ.data(), m, b, &low[t])
+            if v >= LRS_INF and by_greedy and not self.in_fallback:
+                # nothing under the greedy loss: only where the DP is not exact
+                self.greedy_misses += 1
+                self.thresh = LRS_INF
+                v = self.succ_F(g, self.succ.data(), m, b, &low[t])
+            if v >= LRS_INF and self.thresh < LRS_INF and not self.in_fallback:
+                # above the bound: a lower bound only (the DP kept no entry at or below it)
+                self.prn[t] = 1
+                val[t] = low[t] = bound[0] + 1
+                self.thresh = LRS_INF
+                return 0
         val[t] = d + v
         low[t] += d
-        if not self.exact and not self.in_fallback:
-            key[0] = config_key(self.succ.data(), m, b)
+        if (self.greedy_bounds or not self.exact) and not self.in_fallback:
+            key[0] = config_key(self.succ.data(), m, b, 0)
             self.memo[self.memo_next].serial = g.serial
             self.memo[self.memo_next].key = key[0]
+            self.memo[self.memo_next].key2 = config_key(self.succ.data(), m, b, 1)
             self.memo[self.memo_next].F = v
             self.memo_next = (self.memo_next + 1) % LRS_MEMO_SLOTS
-            if val[t] < bound[0]:
+            if not self.exact and val[t] < bound[0]:
                 bound[0] = val[t]
         self.thresh = LRS_INF
         return 1
@@ -1211,3 +1461,11 @@ def lrs_values(LRSWork work, LRSpineGold gold, elems, int b):
         want[t] = 1
     work.values(&gold.c, el.data(), el.size(), b, want, val)
     return [None if val[t] >= LRS_INF else val[t] for t in range(2 * K + 1)]
+
+
+def lrs_greedy_bounds(LRSWork work, LRSpineGold gold, elems, int b):
+    """Python access (tests): (lost words, greedy loss), the lower and upper bounds on F
+    that greedy_bounds uses, for elements as in lrs_values."""
+    cdef vector[LRSElem] el = elems_from_py(elems, work.K)
+    return (work.lost(&gold.c, el.data(), el.size(), b),
+            work.greedy(&gold.c, el.data(), el.size(), b))
