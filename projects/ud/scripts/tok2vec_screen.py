@@ -20,10 +20,10 @@ from pathlib import Path
 
 from spacy.util import load_config
 
-from spacy_dynoracle.options import SOURCE_TREE, ud_root
+from spacy_dynoracle.options import ud_root
+from udproj import CONFIGS, PROJECT
 
-PROJECT = Path(__file__).resolve().parents[1]
-CONFIG = SOURCE_TREE / "configs" / "dynoracle_tagger.cfg"
+CONFIG = CONFIGS / "dynoracle_tagger.cfg"
 ROWS_2X = [10000, 2000, 5000, 2500]
 #: variant name -> config overrides (dotted keys), or "char" for spaCy's CharacterEmbed
 VARIANTS = {
