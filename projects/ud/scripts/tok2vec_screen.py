@@ -46,23 +46,16 @@ def screen_config(variant: str, epochs: int):
     """The tagger pipeline's config cut to tok2vec + morphologizer, with `variant` applied."""
     if variant not in VARIANTS:
         raise SystemExit(f"--variants: unknown variant {variant!r}; valid: {', '.join(VARIANTS)}")
-    cfg = load_config(CONFIG)
-    cfg["nlp"]["pipeline"] = ["tok2vec", "morphologizer"]
-    for name in ("tagger", "parser"):
+    overrides = VARIANTS[variant]
+    # spaCy applies the dotted-key overrides itself, as `spacy train --key value` does
+    cfg = load_config(CONFIG, overrides={
+        "nlp.pipeline": ["tok2vec", "morphologizer"], "training.max_epochs": epochs,
+        "training.eval_frequency": 100, **(overrides if isinstance(overrides, dict) else {})})
+    for name in ("tagger", "parser"):      # overrides cannot remove a section
         del cfg["components"][name]
     cfg["training"]["score_weights"] = {"pos_acc": 0.5, "morph_acc": 0.5}
-    cfg["training"]["max_epochs"] = epochs
-    cfg["training"]["eval_frequency"] = 100
-    overrides = VARIANTS[variant]
-    if overrides == "char":
+    if overrides == "char":                # nor replace one with different keys
         cfg["components"]["tok2vec"]["model"]["embed"] = dict(CHARACTER_EMBED)
-        return cfg
-    for key, value in overrides.items():
-        *path, last = key.split(".")
-        section = cfg
-        for part in path:
-            section = section[part]
-        section[last] = value
     return cfg
 
 
