@@ -454,6 +454,54 @@ def test_model_last_is_scored_beside_model_best(tmp_path):
     assert evaluate_run.eval_path(tmp_path, "test", True, "model-last").name == \
         "eval_test_gold_sents_last.json"
     assert evaluate_run.eval_path(tmp_path, "dev", False, "model-last").name == "eval_dev_last.json"
+    assert evaluate_run.eval_path(tmp_path, "test", True, "model-best", 4).name == \
+        "eval_test_gold_sents_beam4.json"
+
+
+def test_beam_width_at_parse_time_reaches_every_parser_and_names_a_bad_value():
+    """--beam-width sets the parse-time beam of spaCy's parser and ours, leaves the other
+    components alone, and refuses a width below 1 or a pipeline with no parser."""
+    import spacy
+
+    import evaluate_run
+
+    nlp = spacy.blank("xx")
+    nlp.add_pipe("tagger")
+    nlp.add_pipe("parser")
+    nlp.add_pipe("dynoracle_parser", name="ours", config={"transition_system": "arc_eager"})
+    evaluate_run.set_beam_width(nlp, 4)
+    assert nlp.get_pipe("parser").cfg["beam_width"] == 4 and nlp.get_pipe("ours").cfg["beam_width"] == 4
+    assert "beam_width" not in nlp.get_pipe("tagger").cfg
+    with pytest.raises(ValueError, match="must be >= 1 .* not 0"):
+        evaluate_run.set_beam_width(nlp, 0)
+    tagger_only = spacy.blank("xx")
+    tagger_only.add_pipe("tagger")
+    with pytest.raises(ValueError, match=r"\(tagger\) has no transition-based parser"):
+        evaluate_run.set_beam_width(tagger_only, 4)
+
+
+def test_beam_scores_are_loaded_and_compared_with_the_same_runs_greedy_scores(tmp_path):
+    """report.load_runs reads eval_dev_beam4.json as run["dev_beam4"]; ablation --versus
+    gives each run id its beam-minus-greedy difference, seed by seed; a bad metric is named."""
+    import json
+
+    import ablation
+    import report
+
+    for seed, greedy, beam in ((0, 60.0, 61.0), (1, 62.0, 61.5)):
+        folder = tmp_path / "UD_A" / "parser" / f"ours-s{seed}"
+        folder.mkdir(parents=True)
+        (folder / "run.json").write_text(json.dumps(
+            {"treebank": "UD_A", "pipeline": "parser", "run": "ours", "system": "arc_eager",
+             "oracle": "dynamic", "dynamic": True, "options": {}, "seed": seed}))
+        (folder / "eval_dev.json").write_text(json.dumps({"LAS": {"f1": greedy}}))
+        (folder / "eval_dev_beam4.json").write_text(json.dumps({"LAS": {"f1": beam}}))
+    runs = report.load_runs(tmp_path)
+    assert sorted(r["dev_beam4"]["LAS"]["f1"] for r in runs) == [61.0, 61.5]
+    lines = ablation.versus_lines(report.group(runs), "dev", "dev_beam4")
+    assert lines[-1] == "| ours | +0.25 (1/2), 61.25 |"
+    with pytest.raises(ValueError, match="unknown metric 'dev_beam'"):
+        ablation.metric_source("dev_beam")
 
 
 def test_run_options_keep_their_ids_and_reach_the_command_line_as_given(tmp_path):

@@ -9,8 +9,14 @@ baseline's runs of the same seed and gives the mean paired difference, the seeds
 the variant is higher, and the variant's mean dev LAS; the last column averages the paired
 differences over every (treebank, seed) pair. Rows that share no seed with the baseline are
 left out. `--metric test_gold_sents` gives the same table on test (for the final tables only).
+
+    python scripts/ablation.py --output training/converged --metric dev --versus dev_beam4
+
+compares each run with itself instead: the mean over its seeds of dev LAS with a beam of 4 at
+parse time (evaluate_run.py --beam-width 4) minus its greedy dev LAS.
 """
 import argparse
+import re
 import statistics
 from collections import defaultdict
 from pathlib import Path
@@ -22,6 +28,18 @@ METRICS = {"dev": ("dev", ("LAS", "f1")),
            "test": ("test", ("LAS", "f1")),
            "test_gold_sents": ("test_gold_sents", ("LAS", "f1")),
            "sent_f1": ("test", ("Sentences", "f1"))}
+#: the same LAS with a beam of K at parse time (evaluate_run.py --beam-width K)
+BEAM_METRIC = re.compile(r"(dev|test|test_gold_sents)_beam([1-9][0-9]*)$")
+
+
+def metric_source(metric: str):
+    """(split, path in its eval json) of a metric name: METRICS, or <split>_beam<K>."""
+    if metric in METRICS:
+        return METRICS[metric]
+    if BEAM_METRIC.match(metric):
+        return metric, ("LAS", "f1")
+    raise ValueError(f"unknown metric {metric!r}: one of {', '.join(sorted(METRICS))}, "
+                     "or dev_beamK / test_beamK / test_gold_sents_beamK")
 
 
 def by_seed(runs, split, path):
@@ -39,7 +57,7 @@ def paired(base: dict, other: dict):
 
 
 def ablation_lines(groups, baseline: str, variants, metric: str):
-    split, path = METRICS[metric]
+    split, path = metric_source(metric)
     treebanks = [key for key, by_id in groups.items() if baseline in by_id]
     ids = variants or sorted({rid for key in treebanks for rid in groups[key] if rid != baseline})
     base = {key: by_seed(groups[key][baseline], split, path) for key in treebanks}
@@ -69,20 +87,63 @@ def ablation_lines(groups, baseline: str, variants, metric: str):
     return lines
 
 
+def versus_lines(groups, metric: str, versus: str, ids=None):
+    """For every run id: the mean over its seeds of `versus` minus `metric` of the same run
+    (e.g. dev_beam4 against dev: what a beam at parse time gives the same trained model)."""
+    split, path = metric_source(metric)
+    vsplit, vpath = metric_source(versus)
+    keys = sorted(groups)
+    ids = ids or sorted({rid for key in keys for rid in groups[key]})
+    head = ["run id"] + [f"{tb.replace('UD_', '')} ({pipe})" for tb, pipe in keys]
+    lines = [f"{versus} LAS minus {metric} LAS of the same run: mean Δ (seeds higher / seeds with "
+             f"both), then the mean {versus} LAS.", "",
+             "| " + " | ".join(head) + " |", "|---|" + "--:|" * (len(head) - 1)]
+    for rid in ids:
+        cells = [rid]
+        for key in keys:
+            pairs = [(value(r, split, path), value(r, vsplit, vpath)) for r in groups[key].get(rid, [])]
+            pairs = [(a, b) for a, b in pairs if a is not None and b is not None]
+            if not pairs:
+                cells.append("")
+                continue
+            diffs = [b - a for a, b in pairs]
+            cells.append(f"{statistics.fmean(diffs):+.2f} ({sum(d > 0 for d in diffs)}/{len(diffs)}), "
+                         f"{statistics.fmean(b for _, b in pairs):.2f}")
+        if any(cells[1:]):
+            lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--output", type=Path, default=PROJECT / "training")
-    ap.add_argument("--baseline", required=True, help="the run id the variants are compared with")
+    ap.add_argument("--baseline", help="the run id the variants are compared with")
     ap.add_argument("--variants", default="", help="comma-separated run ids (default: every other id)")
-    ap.add_argument("--metric", default="dev", choices=sorted(METRICS))
+    ap.add_argument("--metric", default="dev",
+                    help=f"{', '.join(sorted(METRICS))}, or dev_beamK / test_gold_sents_beamK "
+                         "(evaluate_run.py --beam-width K)")
+    ap.add_argument("--versus", help="instead of a baseline run id: compare each run's --metric with "
+                                     "this metric of the same run (e.g. --metric dev --versus dev_beam4)")
     ap.add_argument("--md", type=Path, help="write the table here (default: print it)")
     args = ap.parse_args(argv)
+    for metric in filter(None, (args.metric, args.versus)):
+        try:
+            metric_source(metric)
+        except ValueError as err:
+            ap.error(str(err))
+    if bool(args.baseline) == bool(args.versus):
+        ap.error("give either --baseline RUN_ID (variants against it) or --versus METRIC (each run "
+                 "against itself)")
     groups = group(load_runs(args.output))
-    if not any(args.baseline in by_id for by_id in groups.values()):
-        known = sorted({rid for by_id in groups.values() for rid in by_id})
-        ap.error(f"no run id {args.baseline!r} under {args.output}; run ids there: {', '.join(known)}")
     variants = [v for v in args.variants.split(",") if v]
-    text = "\n".join(ablation_lines(groups, args.baseline, variants, args.metric)) + "\n"
+    if args.versus:
+        lines = versus_lines(groups, args.metric, args.versus, variants)
+    else:
+        if not any(args.baseline in by_id for by_id in groups.values()):
+            known = sorted({rid for by_id in groups.values() for rid in by_id})
+            ap.error(f"no run id {args.baseline!r} under {args.output}; run ids there: {', '.join(known)}")
+        lines = ablation_lines(groups, args.baseline, variants, args.metric)
+    text = "\n".join(lines) + "\n"
     if args.md:
         args.md.write_text(text)
     print(text, end="")

@@ -12,6 +12,11 @@ timed pass after the scored one, the model used and the data.
 --model model-last scores the model of the last update instead of model-best and writes
 eval_<split>[_gold_sents]_last.json beside model-best's files.
 
+--beam-width K parses with a beam of K instead of the width the parser was trained with
+(beam search at parse time only: the trained weights are unchanged) and writes
+eval_<split>[_gold_sents][_last]_beamK.json, so a greedy-trained model can be compared with
+its own beam decoding (UDPipe 1 parses with a beam of 5 by default).
+
 With --gold-sents the gold sentence boundaries are preset on the input Docs (the parser
 must respect them, as UDPipe 1 parses one gold sentence at a time) and the scores go to
 eval_<split>_gold_sents.json, without the timed pass; --splits test scores only test.
@@ -99,14 +104,31 @@ def evaluate(nlp, path, select="all", n_sents=10, batch_size=64, gold_sents=Fals
     return result
 
 
-def eval_path(folder: Path, split: str, gold_sents=False, model="model-best") -> Path:
-    """eval_<split>[_gold_sents][_last].json: model-last's scores sit beside model-best's."""
+def eval_path(folder: Path, split: str, gold_sents=False, model="model-best", beam_width=None) -> Path:
+    """eval_<split>[_gold_sents][_last][_beamK].json: model-last's scores and those of a beam
+    at parse time sit beside model-best's."""
     last = "_last" if model == "model-last" else ""
-    return Path(folder) / f"eval_{split}{'_gold_sents' if gold_sents else ''}{last}.json"
+    beam = f"_beam{beam_width}" if beam_width else ""
+    return Path(folder) / f"eval_{split}{'_gold_sents' if gold_sents else ''}{last}{beam}.json"
+
+
+def set_beam_width(nlp, beam_width: int):
+    """Parse with a beam of beam_width (>= 1; 1 = greedy) in every parser of the pipeline
+    (spaCy's and ours read cfg["beam_width"] when they predict)."""
+    if beam_width < 1:
+        raise ValueError(f"--beam-width must be >= 1 (1 = greedy), not {beam_width}")
+    components = getattr(nlp, "pipeline", [])     # none in a pipeline run in another venv
+    parsers = [name for name, pipe in components if "beam_width" in getattr(pipe, "cfg", {})]
+    if not parsers:
+        raise ValueError(f"--beam-width {beam_width}: the pipeline "
+                         f"({', '.join(name for name, _ in components) or type(nlp).__name__}) "
+                         "has no transition-based parser to set it on")
+    for name in parsers:
+        nlp.get_pipe(name).cfg["beam_width"] = beam_width
 
 
 def evaluate_run(folder: Path, ud_root=None, model="model-best", force=False, gold_sents=False,
-                 splits=("dev", "test"), venv=None):
+                 splits=("dev", "test"), venv=None, beam_width=None):
     folder = Path(folder)
     if not (folder / "run.json").exists():     # still training, or a failed run
         print(f"skipped {folder}: no run.json (not trained yet)", flush=True)
@@ -121,16 +143,21 @@ def evaluate_run(folder: Path, ud_root=None, model="model-best", force=False, go
     nlp = None
     for split in splits:
         path, select = todo[split]
-        out = eval_path(folder, split, gold_sents, model)
+        out = eval_path(folder, split, gold_sents, model, beam_width)
         if path is None or (out.exists() and not force):
             continue
         if nlp is None:
             nlp = load_pipeline(folder, model, info, venv)
+            if beam_width:
+                set_beam_width(nlp, beam_width)
         result = evaluate(nlp, path, select=select, gold_sents=gold_sents)
         result["model"] = str(folder / model)
+        if beam_width:
+            result["settings"]["beam_width"] = beam_width
         write_json(out, result)
         speed = result.get("speed")
-        print(f"{folder.name} {model} {split}{' (gold sentences)' if gold_sents else ''}: "
+        print(f"{folder.name} {model} {split}{' (gold sentences)' if gold_sents else ''}"
+              f"{f' beam {beam_width}' if beam_width else ''}: "
               f"UAS {result['UAS']['f1']:.2f} LAS {result['LAS']['f1']:.2f} CLAS {result['CLAS']['f1']:.2f}"
               + (f" ({speed['words_per_s']:,.0f} words/s, {speed['words_per_cpu_s']:,.0f} per CPU second)"
                  if speed else ""), flush=True)
@@ -152,6 +179,9 @@ def main(argv=None):
     ap.add_argument("--gold-sents", action="store_true",
                     help="preset the gold sentence boundaries; writes eval_<split>_gold_sents.json")
     ap.add_argument("--splits", default="dev,test", help="dev,test (default) or one of them")
+    ap.add_argument("--beam-width", type=int, default=None,
+                    help="parse with this beam width (beam search at parse time only); writes "
+                         "eval_<split>[_gold_sents][_last]_beam<K>.json")
     ap.add_argument("--biaffine-venv", type=Path, default=None,
                     help="the venv that runs a biaffine run (default: the python it trained with)")
     args = ap.parse_args(argv)
@@ -169,7 +199,7 @@ def main(argv=None):
         ap.error("give run folders or --treebank/--system/--oracle")
     for folder in runs:
         evaluate_run(folder, args.ud_root, args.model, args.force, gold_sents=args.gold_sents,
-                     splits=splits, venv=args.biaffine_venv)
+                     splits=splits, venv=args.biaffine_venv, beam_width=args.beam_width)
 
 
 if __name__ == "__main__":

@@ -85,8 +85,11 @@ def load_runs(output: Path):
         folder = info_path.parent
         run = {"info": json.loads(info_path.read_text()), "folder": folder}
         for split in ("dev", "test", "test_gold_sents", "test_gold_sents_last"):
-            path = folder / f"eval_{split}.json"
-            run[split] = json.loads(path.read_text()) if path.exists() else None
+            run[split] = None
+        # every eval_<split>.json of evaluate_run.py / udpipe_peer.py, including the
+        # _last and _beamK variants (run["dev_beam4"] is eval_dev_beam4.json)
+        for path in folder.glob("eval_*.json"):
+            run[path.stem[len("eval_"):]] = json.loads(path.read_text())
         if run["info"].get("system") in GOLD_SENTENCES_ONLY:   # UDPipe 1 parses gold sentences
             run["test_gold_sents"] = run["test"]
         log = folder / "train_log.jsonl"
