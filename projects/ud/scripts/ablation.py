@@ -27,9 +27,10 @@ from udproj import PROJECT
 METRICS = {"dev": ("dev", ("LAS", "f1")),
            "test": ("test", ("LAS", "f1")),
            "test_gold_sents": ("test_gold_sents", ("LAS", "f1")),
+           "dev_gold_sents": ("dev_gold_sents", ("LAS", "f1")),
            "sent_f1": ("test", ("Sentences", "f1"))}
 #: the same LAS with a beam of K at parse time (evaluate_run.py --beam-width K)
-BEAM_METRIC = re.compile(r"(dev|test|test_gold_sents)_beam([1-9][0-9]*)$")
+BEAM_METRIC = re.compile(r"(dev|test)(_gold_sents)?_beam([1-9][0-9]*)$")
 
 
 def metric_source(metric: str):
@@ -39,7 +40,7 @@ def metric_source(metric: str):
     if BEAM_METRIC.match(metric):
         return metric, ("LAS", "f1")
     raise ValueError(f"unknown metric {metric!r}: one of {', '.join(sorted(METRICS))}, "
-                     "or dev_beamK / test_beamK / test_gold_sents_beamK")
+                     "or <dev|test>[_gold_sents]_beamK")
 
 
 def by_seed(runs, split, path):
