@@ -3,7 +3,7 @@
 # dynamic oracle (exploration after epoch 1) on a small UD treebank for a few epochs and
 # score it on dev with the package's CoNLL-18 evaluation.
 #   UD_ROOT     folder of UD treebanks (default: ../shared/ud beside the repo)
-#   TREEBANK    default UD_Hungarian-Szeged;  EPOCHS default 3;  SYSTEM default arc_hybrid
+#   TREEBANK    default UD_Hungarian-Szeged;  EPOCHS default 3;  SYSTEM default arc_eager
 #   REINSTALL=1 installs even when the install is up to date
 #   OUT         where the pipeline goes (default training/quickstart-$SYSTEM)
 set -euo pipefail
@@ -57,7 +57,7 @@ fi
 UD_ROOT=${UD_ROOT:-$(cd .. && pwd)/shared/ud}
 TREEBANK=${TREEBANK:-UD_Hungarian-Szeged}
 EPOCHS=${EPOCHS:-3}
-SYSTEM=${SYSTEM:-arc_hybrid}
+SYSTEM=${SYSTEM:-arc_eager}
 dir="$UD_ROOT/$TREEBANK"
 train=$(ls "$dir"/*-ud-train.conllu 2>/dev/null | head -n1 || true)
 dev=$(ls "$dir"/*-ud-dev.conllu 2>/dev/null | head -n1 || true)

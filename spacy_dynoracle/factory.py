@@ -28,7 +28,7 @@ DEPRECATED_SYSTEM_KEYS = {"degree": 2, "max_k": 2}
     assigns=["token.dep", "token.head", "token.is_sent_start", "doc.sents"],
     default_config={
         "model": DEFAULT_PARSER_MODEL,
-        "transition_system": "arc_hybrid",
+        "transition_system": "arc_eager",
         "oracle": None,
         "explore_after_epochs": None,
         "explore_prob": None,

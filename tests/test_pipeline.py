@@ -42,9 +42,9 @@ def test_factory_errors_name_the_choices():
 
 @pytest.mark.parametrize("config,message", [
     ({"beam_width": 0}, "beam_width=0 is invalid; use an integer >= 1 (1 = greedy; >= 2 = beam search)"),
-    ({"degree": 3}, "degree=3 is invalid; transition_system 'arc_hybrid' has no 'degree' option "
+    ({"degree": 3}, "degree=3 is invalid; transition_system 'arc_eager' has no 'degree' option "
                     "(only attardi); remove it"),
-    ({"system_options": {"degree": 3}}, "arc_hybrid"),
+    ({"system_options": {"degree": 3}}, "arc_eager"),
     ({"explore_prob": 1.5}, "explore_prob=1.5 is invalid; use a number in [0, 1]"),
     ({"explore_prob": -0.1}, "explore_prob=-0.1 is invalid; use a number in [0, 1]"),
     ({"explore_after_epochs": -1}, "explore_after_epochs=-1 is invalid; use an integer >= 0"),
@@ -52,7 +52,7 @@ def test_factory_errors_name_the_choices():
     ({"explore_rule": "bist"}, "explore_rule='bist' is invalid; use one of ['prob', 'margin', 'anneal']"),
     ({"explore_margin": -0.5}, "explore_margin=-0.5 is invalid; use a number >= 0"),
     ({"explore_ramp_epochs": 0}, "explore_ramp_epochs=0 is invalid; use an integer >= 1"),
-    ({"max_k": 3}, "max_k=3 is invalid; transition_system 'arc_hybrid' has no 'max_k' option (only lr_spine)"),
+    ({"max_k": 3}, "max_k=3 is invalid; transition_system 'arc_eager' has no 'max_k' option (only lr_spine)"),
     ({"transition_system": "attardi", "max_k": 1}, "transition_system 'attardi' has no 'max_k' option"),
     ({"transition_system": "attardi", "system_options": {"degree": 4}}, "attardi: degree must be 2 or 3, got 4"),
     ({"transition_system": "attardi", "degree": 4}, "attardi: degree must be 2 or 3, got 4"),
@@ -330,9 +330,10 @@ def test_beam_width_without_beam_updates_warns_once():
 def test_schedule_defaults_come_from_the_system():
     """explore_after_epochs / explore_prob left null take the system's default_schedule;
     explicit values win."""
-    assert make_nlp().get_pipe("dynoracle_parser").cfg["explore_after_epochs"] == 1
-    eager = make_nlp(transition_system="arc_eager").get_pipe("dynoracle_parser")
-    assert (eager.cfg["explore_after_epochs"], eager.cfg["explore_prob"]) == (0, 1.0)
+    default = make_nlp().get_pipe("dynoracle_parser")      # the default system is arc_eager
+    assert (default.cfg["explore_after_epochs"], default.cfg["explore_prob"]) == (0, 1.0)
+    hybrid = make_nlp(transition_system="arc_hybrid").get_pipe("dynoracle_parser")
+    assert (hybrid.cfg["explore_after_epochs"], hybrid.cfg["explore_prob"]) == (1, 0.9)
     swap = make_nlp(transition_system="swap").get_pipe("dynoracle_parser")
     assert (swap.cfg["explore_after_epochs"], swap.cfg["explore_prob"]) == (2, 0.5)
     swap.epoch = 1
