@@ -105,9 +105,15 @@ def test_tables_of_a_hand_made_prediction(tmp_path):
     assert "| 3-6 | 27.3 | -9.09 (100%) |" in diff     # issue (5 words away) and today (4)
     assert "| 1 | 31.8 | +0.00 (0%) |" in diff
     flips = ea.flips_table(w, "gold")
-    assert "| pred | 0 (0.0%) | 2 (9.1%) | -9.09 |" in flips
+    assert "| pred | 0 (0.0%) | 0 | 2 (9.1%) | 0 | -9.09 |" in flips
+    back = ea.flips_table(w, "pred")    # gold wins 'issue' and 'today', both crossed in gold
+    assert "| gold | 2 (9.1%) | 2 | 0 (0.0%) | 0 | +9.09 |" in back
+    # gold's 8 crossing arcs, all right; pred has np2's 4 of them: pred and gold tie there
+    cost = ea.crossing_cost_table(w, "pred")
+    assert "| gold | 8 | 100.0 | 75.0 | +9.09 | +0.00 |" in cost
+    assert "| pred | 4 | 100.0 | 100.0 | +0.00 | -9.09 |" in ea.crossing_cost_table(w, "gold")
     text = ea.report(w, "np", baseline="gold")
-    assert text.count("### ") == 4 + 2 * len(w.groups)
+    assert text.count("### ") == 5 + 2 * len(w.groups)
 
 
 def test_a_prediction_with_other_sentences_or_words_is_refused(tmp_path):
@@ -129,6 +135,8 @@ def test_the_command_line_on_conllu_files(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "| y | 100.00 | 100.00 | 0 (0.0%) | 0 (0.0%) |" in out
     assert "y − x" in out
+    ea.main(["--gold", str(gold), "--pred", f"x={pred}", "--pred", f"y={gold}", "--baseline", "y"])
+    assert "x − y" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         ea.main(["--gold", str(gold), "--pred", "no-file-name"])
     assert "expected NAME=FILE" in capsys.readouterr().err

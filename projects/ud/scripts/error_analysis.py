@@ -17,11 +17,13 @@ Printed (markdown), per split, the first run being the baseline of the differenc
 
 * LAS and UAS of each run (spacy_dynoracle.evaluate, the CoNLL-18 definitions), the words
   with the right head and a wrong label, and those with a wrong head;
-* the words each run gets right (head and label) where the first is wrong, and the reverse;
+* the words each run gets right (head and label) where the first is wrong, and the reverse
+  (with those whose gold arc, resp. the run's predicted arc, crosses another);
 * non-projective arcs as evaluate.py scores them (recall of gold NP arcs, precision of
   predicted ones) and crossing arcs: arcs that interleave with another arc of the same
   tree (the root arc from 0, left of word 1, included), gold ones recalled and predicted
-  ones correct (head; head and label), with the counts of each;
+  ones correct (head; head and label), with the counts of each; and on the words whose
+  predicted arc crosses, each run's LAS against the first's on the same words;
 * root attachment: gold root words attached to the root, predicted root words that are;
 * LAS / UAS per bucket of the gold tree: arc length (root, 1, 2, 3-6, 7+), the dependent's
   gold label (the 15 most frequent, the rest "other"), the head's side, the sentence's
@@ -212,17 +214,22 @@ def overall_table(w: Words) -> str:
 
 def flips_table(w: Words, baseline: str) -> str:
     """Words one run gets right (head and label) and the baseline wrong, and the reverse:
-    the net LAS difference is the balance of two larger flows."""
+    the net LAS difference is the balance of two larger flows. Of the words won, those
+    whose gold arc crosses another; of the words lost, those whose predicted arc does."""
     base = w.las_ok[baseline]
     rows = []
     for name in w.las_ok:
         if name == baseline:
             continue
-        gained = sum(r and not b for r, b in zip(w.las_ok[name], base))
-        lost = sum(b and not r for r, b in zip(w.las_ok[name], base))
-        rows.append([name, f"{gained} ({num(pct(gained, w.n), 1)}%)", f"{lost} ({num(pct(lost, w.n), 1)}%)",
-                     num(pct(gained - lost, w.n), 2, sign=True)])
-    return markdown(["run", f"right where {baseline} is wrong", f"wrong where {baseline} is right",
+        won = [r and not b for r, b in zip(w.las_ok[name], base)]
+        lost = [b and not r for r, b in zip(w.las_ok[name], base)]
+        won_crossing = sum(x and g for x, g in zip(won, w.gold_crossing))
+        lost_crossing = sum(x and p for x, p in zip(lost, w.pred_crossing[name]))
+        rows.append([name, f"{sum(won)} ({num(pct(sum(won), w.n), 1)}%)", str(won_crossing),
+                     f"{sum(lost)} ({num(pct(sum(lost), w.n), 1)}%)", str(lost_crossing),
+                     num(pct(sum(won) - sum(lost), w.n), 2, sign=True)])
+    return markdown(["run", f"right where {baseline} is wrong", "of which gold arc crosses",
+                     f"wrong where {baseline} is right", "of which predicted arc crosses",
                      "LAS difference"], rows)
 
 
@@ -244,6 +251,26 @@ def crossing_table(w: Words) -> str:
     return markdown(["run", "NP arcs gold / predicted", "NP recall", "NP precision",
                      "crossing arcs gold / predicted", "crossing recall (head)",
                      "crossing precision (head)", "crossing precision (head+label)"], rows)
+
+
+def crossing_cost_table(w: Words, baseline: str) -> str:
+    """What a run's crossing arcs cost against the baseline: on the words whose predicted arc
+    crosses another, the run's LAS and the baseline's on the same words, and the LAS points
+    those words and all the others add to the difference."""
+    base = w.las_ok[baseline]
+    rows = []
+    for name in w.las_ok:
+        if name == baseline:
+            continue
+        run, crossing = w.las_ok[name], w.pred_crossing[name]
+        idx = [i for i, x in enumerate(crossing) if x]
+        on = sum(run[i] for i in idx) - sum(base[i] for i in idx)
+        total = sum(run) - sum(base)
+        rows.append([name, str(len(idx)), num(pct(sum(run[i] for i in idx), len(idx)), 1),
+                     num(pct(sum(base[i] for i in idx), len(idx)), 1),
+                     num(pct(on, w.n), 2, sign=True), num(pct(total - on, w.n), 2, sign=True)])
+    return markdown(["run", "words with a crossing predicted arc", "their LAS", f"{baseline} LAS on them",
+                     "LAS points on them", "LAS points on the other words"], rows)
 
 
 def root_table(w: Words) -> str:
@@ -298,6 +325,7 @@ def report(w: Words, title: str, baseline: Optional[str] = None) -> str:
     parts = [f"## {title}", f"{w.n} words.", "### LAS, label-only and head errors", overall_table(w),
              f"### Words on which each run and {baseline} differ", flips_table(w, baseline),
              "### Non-projective and crossing arcs", crossing_table(w),
+             f"### What each run's crossing arcs cost against {baseline}", crossing_cost_table(w, baseline),
              "### Root attachment", root_table(w)]
     for group in w.groups:
         parts += [f"### LAS / UAS by {group}", bucket_table(w, group),
@@ -358,6 +386,7 @@ def main(argv=None):
     ap.add_argument("--gold", type=Path, help="instead of --runs: a gold CoNLL-U file ...")
     ap.add_argument("--pred", action="append", default=[], metavar="NAME=FILE",
                     help="... and the predictions of each run on its sentences (repeatable)")
+    ap.add_argument("--baseline", help="the run the difference tables compare with (default: the first)")
     ap.add_argument("--ud-root", default=None)
     args = ap.parse_args(argv)
     if args.gold:
@@ -369,7 +398,7 @@ def main(argv=None):
             ap.error(f"--pred {bad[0]!r}: expected NAME=FILE")
         gold = read(args.gold)
         words = collect(gold, {name: read(file) for name, file in pairs})
-        print(report(words, str(args.gold)))
+        print(report(words, str(args.gold), args.baseline))
         return
     runs = [r for r in args.runs.split(",") if r]
     if not (args.treebank and runs):
@@ -386,7 +415,7 @@ def main(argv=None):
         path, select = split_source(args.treebank, split, args.ud_root)
         words = collect(read(path, select), preds)
         print(report(words, f"{args.treebank} {split} ({path.name} {select}), gold sentences, "
-                            f"model-best"), flush=True)
+                            f"model-best", args.baseline), flush=True)
 
 
 if __name__ == "__main__":
