@@ -104,6 +104,8 @@ def test_tables_of_a_hand_made_prediction(tmp_path):
     assert diff.splitlines()[-1] == f"| all | 100.0 | {-200 / 22:+.2f} |"
     assert "| 3-6 | 27.3 | -9.09 (100%) |" in diff     # issue (5 words away) and today (4)
     assert "| 1 | 31.8 | +0.00 (0%) |" in diff
+    by_arc = ea.difference_table(w, "gold arc", "gold")      # issue and today both cross in gold
+    assert "| crosses another | 36.4 | -9.09 (100%) |" in by_arc
     flips = ea.flips_table(w, "gold")
     assert "| pred | 0 (0.0%) | 0 | 2 (9.1%) | 0 | -9.09 |" in flips
     back = ea.flips_table(w, "pred")    # gold wins 'issue' and 'today', both crossed in gold

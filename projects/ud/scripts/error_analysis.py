@@ -27,7 +27,8 @@ Printed (markdown), per split, the first run being the baseline of the differenc
 * root attachment: gold root words attached to the root, predicted root words that are;
 * LAS / UAS per bucket of the gold tree: arc length (root, 1, 2, 3-6, 7+), the dependent's
   gold label (the 15 most frequent, the rest "other"), the head's side, the sentence's
-  length, whether the sentence's gold tree is non-projective;
+  length, whether the sentence's gold tree is non-projective, whether the word's gold arc
+  crosses another;
 * for each run against the first, per bucket: the LAS points the bucket adds to the
   difference (change in correct words in it / all words) and its share of the difference.
   The buckets of a grouping partition the words, so their points sum to the LAS difference.
@@ -51,6 +52,7 @@ ARC_LENGTHS = ("root", "1", "2", "3-6", "7+")
 DIRECTIONS = ("root", "head left", "head right")
 SENTENCE_LENGTHS = ("1-10", "11-20", "21-30", "31-40", "41+")
 GOLD_TREES = ("projective", "non-projective")
+GOLD_ARCS = ("crosses none", "crosses another")
 
 
 def arc_length_bucket(head: int, dependent: int) -> str:
@@ -131,7 +133,7 @@ def collect(gold_sentences: Sequence, runs: Dict[str, Sequence]) -> Words:
     label_counts = Counter(label for t in gold for label in t.labels)
     top = {label for label, _ in label_counts.most_common(TOP_LABELS)}
     keys = {"arc length": [], "dependent label": [], "head direction": [],
-            "sentence length": [], "gold tree": []}
+            "sentence length": [], "gold tree": [], "gold arc": []}
     for t in gold:
         n = len(t.heads)
         tree_kind = GOLD_TREES[bool(nonprojective_dependents(t.heads))]
@@ -141,8 +143,10 @@ def collect(gold_sentences: Sequence, runs: Dict[str, Sequence]) -> Words:
             keys["head direction"].append(direction_bucket(h, d))
             keys["sentence length"].append(sentence_length_bucket(n))
             keys["gold tree"].append(tree_kind)
+        crossed = crossing_dependents(t.heads)
+        keys["gold arc"] += [GOLD_ARCS[x] for x in crossed]
         words.gold_root += [h == 0 for h in t.heads]
-        words.gold_crossing += crossing_dependents(t.heads)
+        words.gold_crossing += crossed
     words.groups = keys
     for name, sentences in runs.items():
         check_aligned(name, gold_sentences, sentences)
@@ -193,7 +197,8 @@ def markdown(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 def bucket_order(group: str, keys: Sequence[str]) -> List[str]:
     fixed = {"arc length": ARC_LENGTHS, "head direction": DIRECTIONS,
-             "sentence length": SENTENCE_LENGTHS, "gold tree": GOLD_TREES}.get(group)
+             "sentence length": SENTENCE_LENGTHS, "gold tree": GOLD_TREES,
+             "gold arc": GOLD_ARCS}.get(group)
     present = Counter(keys)
     if fixed:
         return [b for b in fixed if b in present]
