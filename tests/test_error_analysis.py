@@ -95,9 +95,13 @@ def test_tables_of_a_hand_made_prediction(tmp_path):
     gold_x = sum(w.gold_crossing)
     pred_x = sum(w.pred_crossing["pred"])
     assert cells[4] == f"{gold_x} / {pred_x}"
+    assert cells[5] == "0 (0.0%)"        # np2's 4 crossing arcs cross in gold too
+    # scored against pred as the reference, np1's 4 crossing arcs cross nothing there
+    swapped = ea.crossing_table(ea.collect(pred_s, {"x": gold_s}))
+    assert "| x | 2 / 3 | 100.0 | 66.7 | 4 / 8 | 4 (50.0%) | 100.0 | 87.5 | 75.0 |" in swapped
     assert pred_x == 4                # np1 became projective: none of its arcs crosses
-    assert cells[5] == "87.5"         # 7 of 8: only 'issue' lost its head
-    assert cells[6] == "100.0"        # every crossing arc left (np2's) is right
+    assert cells[6] == "87.5"         # 7 of 8: only 'issue' lost its head
+    assert cells[7] == "100.0"        # every crossing arc left (np2's) is right
     by_length = ea.bucket_table(w, "arc length")
     assert "| 3-6 |" in by_length and "| root | 3 (13.6%) | 100.0 / 100.0 | 100.0 / 100.0 |" in by_length
     diff = ea.difference_table(w, "arc length", "gold")

@@ -22,7 +22,8 @@ Printed (markdown), per split, the first run being the baseline of the differenc
 * non-projective arcs as evaluate.py scores them (recall of gold NP arcs, precision of
   predicted ones) and crossing arcs: arcs that interleave with another arc of the same
   tree (the root arc from 0, left of word 1, included), gold ones recalled and predicted
-  ones correct (head; head and label), with the counts of each; and on the words whose
+  ones correct (head; head and label), with the counts of each and the predicted crossing
+  arcs of words whose gold arc crosses nothing; and on the words whose
   predicted arc crosses, each run's LAS against the first's on the same words;
 * root attachment: gold root words attached to the root, predicted root words that are;
 * LAS / UAS per bucket of the gold tree: arc length (root, 1, 2, 3-6, 7+), the dependent's
@@ -246,15 +247,18 @@ def crossing_table(w: Words) -> str:
         np = w.np_arcs[name]
         gold_x_found = sum(h for h, x in zip(head, w.gold_crossing) if x)
         pred_x = sum(px)
+        spurious = sum(x and not g for x, g in zip(px, w.gold_crossing))
         rows.append([
             name,
             f"{np['gold']} / {np['system']}", num(np["recall"], 1), num(np["precision"], 1),
-            f"{gold_x} / {pred_x}", num(pct(gold_x_found, gold_x), 1),
+            f"{gold_x} / {pred_x}", f"{spurious} ({num(pct(spurious, pred_x), 1)}%)",
+            num(pct(gold_x_found, gold_x), 1),
             num(pct(sum(h for h, x in zip(head, px) if x), pred_x), 1),
             num(pct(sum(l for l, x in zip(las, px) if x), pred_x), 1),
         ])
     return markdown(["run", "NP arcs gold / predicted", "NP recall", "NP precision",
-                     "crossing arcs gold / predicted", "crossing recall (head)",
+                     "crossing arcs gold / predicted", "predicted crossing where the gold arc crosses none",
+                     "crossing recall (head)",
                      "crossing precision (head)", "crossing precision (head+label)"], rows)
 
 
