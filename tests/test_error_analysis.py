@@ -118,8 +118,13 @@ def test_tables_of_a_hand_made_prediction(tmp_path):
     cost = ea.crossing_cost_table(w, "pred")
     assert "| gold | 8 | 100.0 | 75.0 | +9.09 | +0.00 |" in cost
     assert "| pred | 4 | 100.0 | 100.0 | +0.00 | -9.09 |" in ea.crossing_cost_table(w, "gold")
+    # 'issue' (gold head hearing, 5 to its left) went to scheduled, 3 to its left
+    places = ea.head_place_table(w)
+    assert places.splitlines()[3] == "| pred | 87.5 | 12.5 | 0.0 | 0.0 | 0.0 | 100.0 | 0.0 | 0.0 | 0.0 | 0.0 |"
+    assert ea.head_place(4, 6, 5) == "other side" and ea.head_place(4, 0, 5) == "root"
+    assert ea.head_place(2, 1, 5) == "same side, further" and ea.head_place(9, 7, 5) == "same side, nearer"
     text = ea.report(w, "np", baseline="gold")
-    assert text.count("### ") == 5 + 2 * len(w.groups)
+    assert text.count("### ") == 6 + 2 * len(w.groups)
 
 
 def test_a_prediction_with_other_sentences_or_words_is_refused(tmp_path):

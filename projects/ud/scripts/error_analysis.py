@@ -26,6 +26,9 @@ Printed (markdown), per split, the first run being the baseline of the differenc
   arcs of words whose gold arc crosses nothing; and on the words whose
   predicted arc crosses, each run's LAS against the first's on the same words;
 * root attachment: gold root words attached to the root, predicted root words that are;
+* where the predicted head is against the gold head, for the words whose gold head is on
+  their left and those whose gold head is on their right: the gold head, on the same side
+  nearer or further, on the other side, the root;
 * LAS / UAS per bucket of the gold tree: arc length (root, 1, 2, 3-6, 7+), the dependent's
   gold label (the 15 most frequent, the rest "other"), the head's side, the sentence's
   length, whether the sentence's gold tree is non-projective, whether the word's gold arc
@@ -54,6 +57,19 @@ DIRECTIONS = ("root", "head left", "head right")
 SENTENCE_LENGTHS = ("1-10", "11-20", "21-30", "31-40", "41+")
 GOLD_TREES = ("projective", "non-projective")
 GOLD_ARCS = ("crosses none", "crosses another")
+#: where a word's predicted head is against its gold head (words with a gold head that is a word)
+HEAD_PLACES = ("right", "same side, nearer", "same side, further", "other side", "root")
+
+
+def head_place(gold_head: int, pred_head: int, dependent: int) -> str:
+    """HEAD_PLACES[...] of a word whose gold head is not the root."""
+    if pred_head == gold_head:
+        return "right"
+    if pred_head == 0:
+        return "root"
+    if (pred_head < dependent) != (gold_head < dependent):
+        return "other side"
+    return "same side, nearer" if abs(pred_head - dependent) < abs(gold_head - dependent) else "same side, further"
 
 
 def arc_length_bucket(head: int, dependent: int) -> str:
@@ -110,6 +126,7 @@ class Words:
     las_ok: Dict[str, List[bool]] = field(default_factory=dict)
     pred_root: Dict[str, List[bool]] = field(default_factory=dict)
     pred_crossing: Dict[str, List[bool]] = field(default_factory=dict)
+    head_places: Dict[str, List[Optional[str]]] = field(default_factory=dict)   # None: gold root
     np_arcs: Dict[str, dict] = field(default_factory=dict)   # evaluate.py's NonProjArcs
 
     @property
@@ -152,15 +169,17 @@ def collect(gold_sentences: Sequence, runs: Dict[str, Sequence]) -> Words:
     for name, sentences in runs.items():
         check_aligned(name, gold_sentences, sentences)
         pred = [Tree.of(s) for s in sentences]
-        head_ok, las_ok, roots, crossing = [], [], [], []
+        head_ok, las_ok, roots, crossing, places = [], [], [], [], []
         for g, p in zip(gold, pred):
-            for gh, gl, ph, pl in zip(g.heads, g.labels, p.heads, p.labels):
+            for d, (gh, gl, ph, pl) in enumerate(zip(g.heads, g.labels, p.heads, p.labels), 1):
                 head_ok.append(gh == ph)
                 las_ok.append(gh == ph and gl == pl)
                 roots.append(ph == 0)
+                places.append(None if gh == 0 else head_place(gh, ph, d))
             crossing += crossing_dependents(p.heads)
         words.head_ok[name], words.las_ok[name] = head_ok, las_ok
         words.pred_root[name], words.pred_crossing[name] = roots, crossing
+        words.head_places[name] = places
         words.np_arcs[name] = np_arcs_score(gold_sentences, sentences)
     return words
 
@@ -282,6 +301,22 @@ def crossing_cost_table(w: Words, baseline: str) -> str:
                      "LAS points on them", "LAS points on the other words"], rows)
 
 
+def head_place_table(w: Words) -> str:
+    """Per run and side of the gold head: the share of words whose predicted head is the gold
+    one, on the same side nearer or further, on the other side, or the root."""
+    sides = w.groups["head direction"]
+    rows = []
+    for name in w.head_places:
+        row = [name]
+        for side in ("head left", "head right"):
+            idx = [i for i, s in enumerate(sides) if s == side]
+            counts = Counter(w.head_places[name][i] for i in idx)
+            row += [num(pct(counts[place], len(idx)), 1) for place in HEAD_PLACES]
+        rows.append(row)
+    return markdown(["run"] + [f"{side}: {place}" for side in ("head left", "head right")
+                               for place in HEAD_PLACES], rows)
+
+
 def root_table(w: Words) -> str:
     rows = []
     gold_roots = sum(w.gold_root)
@@ -335,7 +370,9 @@ def report(w: Words, title: str, baseline: Optional[str] = None) -> str:
              f"### Words on which each run and {baseline} differ", flips_table(w, baseline),
              "### Non-projective and crossing arcs", crossing_table(w),
              f"### What each run's crossing arcs cost against {baseline}", crossing_cost_table(w, baseline),
-             "### Root attachment", root_table(w)]
+             "### Root attachment", root_table(w),
+             "### Where the predicted head is, by the side of the gold head (% of the words with a "
+             "gold head on that side)", head_place_table(w)]
     for group in w.groups:
         parts += [f"### LAS / UAS by {group}", bucket_table(w, group),
                   f"### Where the LAS difference to {baseline} goes, by {group} "
