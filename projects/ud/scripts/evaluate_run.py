@@ -78,15 +78,24 @@ def load_pipeline(folder: Path, model: str, info: dict, venv=None):
     return spacy.load(folder / model)
 
 
-def evaluate(nlp, path, select="all", n_sents=10, batch_size=64, gold_sents=False):
+def parse_gold_words(nlp, path, select="all", n_sents=10, batch_size=64, gold_sents=False,
+                     keep_source=False):
+    """(gold Docs, predicted Docs): the pipeline run on the gold words of a CoNLL-U file, in
+    Docs of n_sents gold sentences; gold_sents presets the gold sentence boundaries and
+    keep_source lets write_conllu write the predictions with the source's other columns."""
     from spacy_dynoracle.conllu_io import sentences_to_docs, words_only_copy
     from spacy_dynoracle.corpus import read_sentences
-    from spacy_dynoracle.evaluate import evaluate_docs
 
     sentences = list(read_sentences(path, select=select))
-    gold = list(sentences_to_docs(nlp.vocab, sentences, n_sents, keep_source=False))
-    inputs = [words_only_copy(doc, sent_starts=gold_sents) for doc in gold]
-    pred = list(nlp.pipe(inputs, batch_size=batch_size))
+    gold = list(sentences_to_docs(nlp.vocab, sentences, n_sents, keep_source=keep_source))
+    inputs = [words_only_copy(doc, sent_starts=gold_sents, keep_source=keep_source) for doc in gold]
+    return gold, list(nlp.pipe(inputs, batch_size=batch_size))
+
+
+def evaluate(nlp, path, select="all", n_sents=10, batch_size=64, gold_sents=False):
+    from spacy_dynoracle.evaluate import evaluate_docs
+
+    gold, pred = parse_gold_words(nlp, path, select, n_sents, batch_size, gold_sents)
     result = evaluate_docs(gold, pred)
     result.pop("PerLabel", None)
     result.update(tagging_accuracy(gold, pred))
