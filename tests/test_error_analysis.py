@@ -176,6 +176,10 @@ def test_a_runs_parse_keeps_the_gold_sentences_and_scores_as_run_matrix_does(tmp
         assert 100 * sum(w.las_ok["swap"]) / w.n == pytest.approx(scored["LAS"]["f1"])
         assert w.np_arcs["swap"]["recall"] == pytest.approx(scored["NonProjArcs"]["recall"])
     assert len(gold) == 25
+    # the parser segmenting (run_matrix's eval_test.json) goes through the same parse, timed
+    segmenting = evaluate(nlp, path, select=select)
+    assert segmenting["speed"]["words"] == sum(len(s.words) for s in gold)
+    assert not segmenting["settings"]["gold_sents"]
     # cached: the second call does not parse (no pipeline is loaded)
     monkeypatch.setattr("evaluate_run.load_pipeline", lambda *a: pytest.fail("parsed again"))
     ea.predict(folder, "test", tmp_path / "cache", ud_root=root)

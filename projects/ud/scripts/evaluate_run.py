@@ -93,6 +93,7 @@ def parse_gold_words(nlp, path, select="all", n_sents=10, batch_size=64, gold_se
 
 
 def evaluate(nlp, path, select="all", n_sents=10, batch_size=64, gold_sents=False):
+    from spacy_dynoracle.conllu_io import words_only_copy
     from spacy_dynoracle.evaluate import evaluate_docs
 
     gold, pred = parse_gold_words(nlp, path, select, n_sents, batch_size, gold_sents)
