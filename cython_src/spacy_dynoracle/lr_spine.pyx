@@ -241,6 +241,8 @@ cdef class LRSpine(DynOracleSystem):
             raise ValueError(f"lr_spine: max_k must be an integer in 1..{MAX_K}, not {K!r}")
         self.K = K
         self.work = LRSWork(K)
+        import os
+        self.work.trace = bool(os.environ.get("DYNORACLE_LRS_TRACE"))
         DynOracleSystem.__init__(self, strings, labels_by_action, min_freq,
                                  projectivize=projectivize, oracle=oracle, **options)
         if int(self.cfg["budget"]) < 0:
@@ -416,7 +418,8 @@ cdef class LRSpine(DynOracleSystem):
         out["pruned"] = self.work.pruned
         out["memo_hits"] = self.work.memo_hits
         out["reruns"] = self.work.reruns
-        for name in ("settled", "certified", "excluded", "bounded", "greedy_misses"):
+        for name in ("settled", "certified", "excluded", "bounded", "greedy_misses", "eliminated",
+                     "tr_inserts", "tr_dup_self", "tr_dup_state", "tr_dup_prev", "tr_keys"):
             out[name] = getattr(self.work, name)
         out["missing_oracle"] = self.missing_oracle
         return out

@@ -8,6 +8,8 @@
 # depths never decrease, §6 P12), and the first buffer node b.
 from libc.stdint cimport int32_t
 from libcpp.vector cimport vector
+from libcpp.unordered_set cimport unordered_set
+from libcpp.unordered_map cimport unordered_map
 
 cdef enum:
     LRS_MAXK = 4           # largest supported cap
@@ -127,6 +129,20 @@ cdef class LRSWork:
     cdef public long excluded      # successors above the bound by their lost words (exact=False)
     cdef public long bounded       # successors whose DP ran under the greedy loss as threshold
     cdef public long greedy_misses # DPs that kept nothing under the greedy loss (not exact gold)
+    # Bellman's last move (module docstring): the one successor that may attain F(state) is
+    # valued last, and not at all when every other one is above F(state)
+    cdef public bint bellman       # True (default): with greedy_bounds, value it so
+    cdef public long eliminated    # successors valued so, without a DP
+    cdef int bellman_candidate(self, const int* d, bint all_wanted) noexcept nogil
+    cdef void remember(self, const LRSGold* g, int m, int b, int v,
+                       unsigned long long* key) noexcept nogil
+    # TEMP instrumentation: pull-form keys (suffix, entry) shared between successors / states
+    cdef public bint trace
+    cdef vector[unsigned long long] hsufL, hsufR
+    cdef unordered_set[unsigned long long] tr_succ, tr_state
+    cdef unordered_map[long, unordered_set[unsigned long long]] tr_prev
+    cdef public long tr_inserts, tr_dup_self, tr_dup_state, tr_dup_prev, tr_keys
+    cdef void trace_key(self, const Entry* e, int i, int j) noexcept nogil
     cdef int greedy(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil
     cdef int doom(self, const LRSGold* g, const LRSElem* s1, const LRSElem* s2,
                   int t) noexcept nogil
