@@ -241,8 +241,6 @@ cdef class LRSpine(DynOracleSystem):
             raise ValueError(f"lr_spine: max_k must be an integer in 1..{MAX_K}, not {K!r}")
         self.K = K
         self.work = LRSWork(K)
-        import os
-        self.work.trace = bool(os.environ.get("DYNORACLE_LRS_TRACE"))
         DynOracleSystem.__init__(self, strings, labels_by_action, min_freq,
                                  projectivize=projectivize, oracle=oracle, **options)
         if int(self.cfg["budget"]) < 0:
@@ -408,7 +406,8 @@ cdef class LRSpine(DynOracleSystem):
         words; `certified`: δ + greedy loss = the state's value from the memo), put above
         the bound by their lost words (`excluded`, exact_costs=False), whose DP ran under the
         greedy loss (`bounded`), and those DPs that kept nothing under it (`greedy_misses`,
-        only where the DP is not exact)."""
+        only where the DP is not exact); with both, the successors valued by Bellman's last
+        move (`eliminated`: every other successor above the state's value from the memo)."""
         out = {"states": self._path_counts[0]}
         for i, name in enumerate(_PATH_NAMES):
             out[name] = self._path_counts[i + 1]
@@ -418,8 +417,7 @@ cdef class LRSpine(DynOracleSystem):
         out["pruned"] = self.work.pruned
         out["memo_hits"] = self.work.memo_hits
         out["reruns"] = self.work.reruns
-        for name in ("settled", "certified", "excluded", "bounded", "greedy_misses", "eliminated",
-                     "tr_inserts", "tr_dup_self", "tr_dup_state", "tr_dup_prev", "tr_keys"):
+        for name in ("settled", "certified", "excluded", "bounded", "greedy_misses", "eliminated"):
             out[name] = getattr(self.work, name)
         out["missing_oracle"] = self.missing_oracle
         return out

@@ -8,8 +8,6 @@
 # depths never decrease, §6 P12), and the first buffer node b.
 from libc.stdint cimport int32_t
 from libcpp.vector cimport vector
-from libcpp.unordered_set cimport unordered_set
-from libcpp.unordered_map cimport unordered_map
 
 cdef enum:
     LRS_MAXK = 4           # largest supported cap
@@ -136,13 +134,6 @@ cdef class LRSWork:
     cdef int bellman_candidate(self, const int* d, bint all_wanted) noexcept nogil
     cdef void remember(self, const LRSGold* g, int m, int b, int v,
                        unsigned long long* key) noexcept nogil
-    # TEMP instrumentation: pull-form keys (suffix, entry) shared between successors / states
-    cdef public bint trace
-    cdef vector[unsigned long long] hsufL, hsufR
-    cdef unordered_set[unsigned long long] tr_succ, tr_state
-    cdef unordered_map[long, unordered_set[unsigned long long]] tr_prev
-    cdef public long tr_inserts, tr_dup_self, tr_dup_state, tr_dup_prev, tr_keys
-    cdef void trace_key(self, const Entry* e, int i, int j) noexcept nogil
     cdef int greedy(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil
     cdef int doom(self, const LRSGold* g, const LRSElem* s1, const LRSElem* s2,
                   int t) noexcept nogil

@@ -212,21 +212,6 @@ cdef inline unsigned long long config_key(const LRSElem* el, int nE, int b,
     return h
 
 
-cdef inline unsigned long long mix(unsigned long long h, long long v) noexcept nogil:
-    return (h ^ <unsigned long long>(v + 7)) * 1099511628211ULL
-
-
-cdef inline unsigned long long elem_hash(unsigned long long h, const LRSElem* e) noexcept nogil:
-    cdef int s
-    h = mix(h, e.root)
-    h = mix(h, e.nl * 16 + e.nr)
-    for s in range(e.nl):
-        h = mix(h, e.ls[s])
-    for s in range(e.nr):
-        h = mix(h, e.rs[s])
-    return h
-
-
 cdef inline int join_spines(int* out, const int* upper, int k, const int* lower, int n_lower,
                             int K) noexcept nogil:
     """out = upper[0..k-1] . lower[0..n_lower-1], cut at depth K; returns its length."""
@@ -474,8 +459,6 @@ cdef class LRSWork:
                 e.root = -1
                 e.ls.node[0] = -1
                 e.rs.node[0] = -1
-        if self.trace:
-            self.trace_key(e, i, j)
         if self.thresh < LRS_INF:
             # the wildcard's future arc as a dependent costs 1 (above); 0 is never one;
             # the pending items of the cell lose 1 each unless e's spine holds their head
@@ -497,28 +480,6 @@ cdef class LRSWork:
                     continue
             s += 1
         cell.push_back(e[0])
-
-    cdef void trace_key(self, const Entry* e, int i, int j) noexcept nogil:
-        """TEMP instrumentation: the pull-form key of e at cell (i, j)."""
-        cdef unsigned long long h = self.hsufL[i] * 31 + self.hsufR[j]
-        cdef int s
-        h = mix(h, e.root)
-        h = mix(h, e.ls.len * 16 + e.rs.len)
-        for s in range(e.ls.len):
-            h = mix(mix(h, e.ls.node[s]), e.ls.dep[s])
-        for s in range(e.rs.len):
-            h = mix(mix(h, e.rs.node[s]), e.rs.dep[s])
-        self.tr_inserts += 1
-        if self.tr_succ.count(h):
-            self.tr_dup_self += 1
-            return
-        self.tr_succ.insert(h)
-        self.tr_keys += 1
-        if self.tr_state.count(h):
-            self.tr_dup_state += 1
-        elif self.tr_prev[self.g.serial].count(h):
-            self.tr_dup_prev += 1
-        self.tr_state.insert(h)
 
     cdef int dp(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil:
         """The tabular DP (docs/specs/lr_spine_and_arc_standard.md §3.7, capped; module docstring),
@@ -595,15 +556,6 @@ cdef class LRSWork:
             self.posR[self.rootR[j]] = j
         if self.thresh < LRS_INF:
             self.mark_pending(g, el, lL, lR)
-        if self.trace:
-            self.hsufL.resize(lL + 2)
-            self.hsufR.resize(lR + 2)
-            self.hsufL[lL] = 99 + (1000 * (self.rho_val[0] + 7 * self.rho_val[1] + 49 * self.rho_val[2]) if self.rho_on else 0) + 1000000 * g.head[n + 1]
-            for i in range(lL - 1, 0, -1):
-                self.hsufL[i] = elem_hash(self.hsufL[i + 1], &el[lL - i - 1])
-            self.hsufR[lR] = 77
-            for j in range(lR - 1, 0, -1):
-                self.hsufR[j] = mix(self.hsufR[j + 1], self.rootR[j + 1])
         # cells T[i][j] at (i - 1) * lR + (j - 1)
         if <int>self.cells.size() < lL * lR:
             self.cells.resize(lL * lR)
@@ -1281,8 +1233,6 @@ cdef class LRSWork:
         for t in range(2 * K + 1):
             val[t] = LRS_INF
             low[t] = LRS_INF
-        if self.trace:
-            self.tr_state.clear()
         n_exact = self.successor_values(g, el, nE, b, want, val, low, &bound)
         if n_exact == 0 and not self.in_fallback and bound < LRS_INF:
             # every successor above the memo's bound: value them again without one
@@ -1293,8 +1243,6 @@ cdef class LRSWork:
                 val[t] = LRS_INF
                 low[t] = LRS_INF
             self.successor_values(g, el, nE, b, want, val, low, &bound)
-        if self.trace:
-            self.tr_prev[g.serial].swap(self.tr_state)
         self.thresh = LRS_INF
         self.limit = -1
         self.last_inserts = self.inserts - start
@@ -1459,8 +1407,6 @@ cdef class LRSWork:
         cdef bint exact_v = False
         cdef bint by_greedy = False
         d = self.successor(g, el, nE, b, t, &m, &b)
-        if self.trace:
-            self.tr_succ.clear()
         self.thresh = LRS_INF
         up = self.gup[t] if self.greedy_bounds else -1
         if up >= 0 and not self.in_fallback:
