@@ -754,10 +754,59 @@ def test_lr_spine_greedy_bounds(seed, n_docs, K, exact_mode):
                        for g, w in zip(costs_of(got), costs_of(want))), (heads, elems, b, want, got)
         states += 1
     counts = {name: sum(getattr(w, name) for w in works)
-              for name in ("settled", "certified", "excluded", "bounded", "greedy_misses")}
+              for name in ("settled", "certified", "excluded", "bounded", "greedy_misses",
+                           "eliminated")}
     print(f"K={K} exact={exact_mode}: {states} configurations, {counts}, "
           f"{sum(w.inserts for w in works):,} DP insertions (without greedy_bounds {plain.inserts:,})")
     assert counts["settled"] > 0 and counts["certified"] > 0 and counts["bounded"] > 0
     assert counts["greedy_misses"] == 0         # the DP is exact here: F <= greedy loss
     assert (counts["excluded"] > 0) == (not exact_mode)
+    assert (counts["eliminated"] > 0) == exact_mode     # Bellman's last move: exact mode only
     assert sum(w.inserts for w in works) < plain.inserts
+
+
+@pytest.mark.parametrize("seed,n_docs", [(0, 20), pytest.param(1, 200, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("K", [1, 2, 3])
+def test_lr_spine_memo_is_never_stale(seed, n_docs, K):
+    """What one LRSWork keeps between states (the memo of successor values, read back as F of
+    the state: certified successors and Bellman's last move, lr_spine_oracle.pyx; the
+    lower-pass cache) never changes a value: along random computations with deep stacks on
+    pairs of Docs (1-3 complete projective sentences of up to 24 words) stepped in turn, as a
+    batch steps its Docs, one LRSWork kept across every state gives, per state, the values
+    of a fresh LRSWork (nothing kept), and of a kept one with Bellman's last move off. The
+    kept work must use its memo (certified and eliminated > 0) for the check to mean
+    anything."""
+    from bruteforce import random_projective_tree
+    mod = load_compiled("lr_spine_oracle")
+    rng = random.Random(seed * 10 + K + 900)
+    kept = mod.LRSWork(K, greedy_bounds=True)
+    no_bellman = mod.LRSWork(K, greedy_bounds=True)
+    no_bellman.bellman = False
+    states = 0
+
+    def doc():
+        heads = []
+        for _ in range(rng.randint(1, 3)):
+            heads += [h + len(heads) for h in random_projective_tree(rng.randint(1, 24), rng)]
+        return mod.LRSpineGold(heads), lr_spine_walk(len(heads), K, rng,
+                                                     rng.choice([0.5, 0.8, 0.95]))
+
+    for _ in range(n_docs // 2):
+        walks = [doc(), doc()]
+        while walks:
+            gold, walk = walks[0]
+            step = next(walk, None)
+            if step is None:
+                walks.pop(0)
+                continue
+            elems, b = step
+            got = mod.lrs_values(kept, gold, elems, b)
+            fresh = mod.lrs_values(mod.LRSWork(K, greedy_bounds=True), gold, elems, b)
+            assert got == fresh, (gold, elems, b, fresh, got)
+            assert mod.lrs_values(no_bellman, gold, elems, b) == fresh
+            states += 1
+            walks.append(walks.pop(0))
+    print(f"K={K}: {states} states, certified {kept.certified}, eliminated {kept.eliminated}, "
+          f"DP insertions {kept.inserts:,} (Bellman's last move off: {no_bellman.inserts:,})")
+    assert kept.certified > 0 and kept.eliminated > 0 and no_bellman.eliminated == 0
+    assert kept.inserts < no_bellman.inserts

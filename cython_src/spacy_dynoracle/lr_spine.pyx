@@ -406,7 +406,8 @@ cdef class LRSpine(DynOracleSystem):
         words; `certified`: δ + greedy loss = the state's value from the memo), put above
         the bound by their lost words (`excluded`, exact_costs=False), whose DP ran under the
         greedy loss (`bounded`), and those DPs that kept nothing under it (`greedy_misses`,
-        only where the DP is not exact)."""
+        only where the DP is not exact); with both, the successors valued by Bellman's last
+        move (`eliminated`: every other successor above the state's value from the memo)."""
         out = {"states": self._path_counts[0]}
         for i, name in enumerate(_PATH_NAMES):
             out[name] = self._path_counts[i + 1]
@@ -416,7 +417,7 @@ cdef class LRSpine(DynOracleSystem):
         out["pruned"] = self.work.pruned
         out["memo_hits"] = self.work.memo_hits
         out["reruns"] = self.work.reruns
-        for name in ("settled", "certified", "excluded", "bounded", "greedy_misses"):
+        for name in ("settled", "certified", "excluded", "bounded", "greedy_misses", "eliminated"):
             out[name] = getattr(self.work, name)
         out["missing_oracle"] = self.missing_oracle
         return out

@@ -127,6 +127,13 @@ cdef class LRSWork:
     cdef public long excluded      # successors above the bound by their lost words (exact=False)
     cdef public long bounded       # successors whose DP ran under the greedy loss as threshold
     cdef public long greedy_misses # DPs that kept nothing under the greedy loss (not exact gold)
+    # Bellman's last move (module docstring): the one successor that may attain F(state) is
+    # valued last, and not at all when every other one is above F(state)
+    cdef public bint bellman       # True (default): with greedy_bounds, value it so
+    cdef public long eliminated    # successors valued so, without a DP
+    cdef int bellman_candidate(self, const int* d, bint all_wanted) noexcept nogil
+    cdef void remember(self, const LRSGold* g, int m, int b, int v,
+                       unsigned long long* key) noexcept nogil
     cdef int greedy(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil
     cdef int doom(self, const LRSGold* g, const LRSElem* s1, const LRSElem* s2,
                   int t) noexcept nogil

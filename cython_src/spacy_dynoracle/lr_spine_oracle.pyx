@@ -169,6 +169,16 @@ over the moves is also the first bound. On an exploring model's states the greed
 often well above F (it cannot foresee which of two stack words to sacrifice), so most
 successors still run their DP, under a looser threshold than the zero-set bound.
 
+Bellman's last move (issue 23; with greedy_bounds, exact mode). Bellman's equation, min over
+the valid moves of δ + F(successor) = F(state), exact wherever the DP is (complete projective
+gold), gives one successor's value for free: when F(state) is known (the memo) and every valid
+move is wanted, the successor that still needs a DP (neither settled nor certified) and may
+attain F(state) (δ + lost <= F(state)) with the least δ + greedy loss is valued last, and if
+every other successor's exact value is above F(state), it attains it: F = F(state) - δ, no DP
+(counted, eliminated). Otherwise (another one attains F(state), or the guard tripped) it runs
+its DP as before. On an exploring model's states this is mostly the one zero-cost move, whose
+DP is a large one (SHIFT onto a deep stack). The values are the same; only the work changes.
+
 Exact for complete projective gold; for non-projective or partial gold it is an
 approximation (docs/specs/lr_spine_and_arc_standard.md §3.9; an unknown head makes every arc to
 that word right), whose costs are still >= 0 with a zero-cost move among those asked for.
@@ -385,6 +395,7 @@ cdef class LRSWork:
         self.memo.resize(LRS_MEMO_SLOTS, empty)
         self.memo_next = 0
         self.greedy_bounds = greedy_bounds  # module docstring, "Settling successors without a DP"
+        self.bellman = True     # with greedy_bounds: Bellman's last move (tests switch it off)
         self.state_F = -1
 
     cdef int prune_ls_at(self, Spine* sp, int i) noexcept nogil:
@@ -1261,21 +1272,26 @@ cdef class LRSWork:
         cdef const LRSElem* s1
         cdef const LRSElem* s2
         cdef int d[2 * LRS_MAXK + 1]
-        cdef int m, bb
+        cdef int m, bb, last
+        cdef bint all_wanted = True     # every valid move is wanted (Bellman's equation)
         for t in range(2 * K + 1):
             self.prn[t] = 0
             d[t] = -1                       # -1: not wanted or not valid
             self.gup[t] = -1
-        if want[0] and b <= g.n:
+        if b <= g.n:
             d[0] = 0
         if nE >= 2:
             s1 = &el[nE - 1]
             s2 = &el[nE - 2]
             for k in range(1, K + 1):
-                if want[k] and k <= s1.nl and s2.root != 0:
+                if k <= s1.nl and s2.root != 0:
                     d[k] = dlt(g, s1.ls[k - 1], s2.root)
-                if want[K + k] and k <= s2.nr:
+                if k <= s2.nr:
                     d[K + k] = dlt(g, s2.rs[k - 1], s1.root)
+        for t in range(2 * K + 1):
+            if d[t] >= 0 and not want[t]:
+                all_wanted = False
+                d[t] = -1
         if self.greedy_bounds and g.projective and not self.in_fallback:
             # the bounds of every successor first (module docstring, "Settling successors
             # without a DP"); with exact=False the best of them is a bound for the DPs
@@ -1287,11 +1303,26 @@ cdef class LRSWork:
                     if not self.exact and d[t] + self.gup[t] < bound[0]:
                         bound[0] = d[t] + self.gup[t]
         if self.exact:
-            # sh, la_1, ra_1, la_2, ra_2, ...: the order decides where the guard trips
+            last = self.bellman_candidate(d, all_wanted)
+            # sh, la_1, ra_1, la_2, ra_2, ...: the order decides where the guard trips; the
+            # Bellman candidate, if any, last
             for k in range(2 * K + 1):
                 t = 0 if k == 0 else ((k + 1) // 2 if k % 2 else K + k // 2)
-                if d[t] >= 0:
+                if d[t] >= 0 and t != last:
                     n += self.move_value(g, el, nE, b, t, val, low, bound, &self.skey[t])
+            if last >= 0:
+                for t in range(2 * K + 1):
+                    if d[t] >= 0 and t != last and (val[t] <= self.state_F or self.prn[t]):
+                        break
+                else:
+                    if not self.in_fallback:
+                        # every other move is above F(state): move `last` attains it
+                        self.eliminated += 1
+                        val[last] = low[last] = self.state_F
+                        self.successor(g, el, nE, b, last, &m, &bb)
+                        self.remember(g, m, bb, self.state_F - d[last], &self.skey[last])
+                        return n + 1
+                n += self.move_value(g, el, nE, b, last, val, low, bound, &self.skey[last])
             return n
         for pass_ in range(3):              # arcs of cost 0, SHIFT, other arcs
             for t in range(2 * K + 1):
@@ -1300,6 +1331,36 @@ cdef class LRSWork:
                     continue
                 n += self.move_value(g, el, nE, b, t, val, low, bound, &self.skey[t])
         return n
+
+    cdef int bellman_candidate(self, const int* d, bint all_wanted) noexcept nogil:
+        """The move whose successor successor_values values last and, when every other
+        successor's exact value is above F(state), not at all (module docstring, "Bellman's
+        last move"): with greedy_bounds, F(state) from the memo and every valid move wanted,
+        the successor that needs a DP (neither settled nor certified by its bounds) and may
+        attain F(state) (δ + lost <= F(state)) with the least δ + greedy loss, SHIFT first on
+        ties (its DP has the most stack items); -1 if none."""
+        cdef int t, best = -1
+        if not (self.greedy_bounds and self.bellman and all_wanted and self.state_F >= 0) \
+                or self.in_fallback:
+            return -1
+        for t in range(2 * self.K + 1):
+            if d[t] < 0 or self.gup[t] < 0 or self.glo[t] == self.gup[t] \
+                    or d[t] + self.gup[t] <= self.state_F or d[t] + self.glo[t] > self.state_F:
+                continue
+            if best < 0 or d[t] + self.gup[t] < d[best] + self.gup[best]:
+                best = t
+        return best
+
+    cdef void remember(self, const LRSGold* g, int m, int b, int v,
+                       unsigned long long* key) noexcept nogil:
+        """Put F = v of the configuration self.succ[0..m-1], b into the memo (key[0]: its
+        first 64-bit key)."""
+        key[0] = config_key(self.succ.data(), m, b, 0)
+        self.memo[self.memo_next].serial = g.serial
+        self.memo[self.memo_next].key = key[0]
+        self.memo[self.memo_next].key2 = config_key(self.succ.data(), m, b, 1)
+        self.memo[self.memo_next].F = v
+        self.memo_next = (self.memo_next + 1) % LRS_MEMO_SLOTS
 
     cdef int successor(self, const LRSGold* g, const LRSElem* el, int nE, int b, int t,
                        int* m, int* b_next) noexcept nogil:
@@ -1387,12 +1448,7 @@ cdef class LRSWork:
         val[t] = d + v
         low[t] += d
         if (self.greedy_bounds or not self.exact) and not self.in_fallback:
-            key[0] = config_key(self.succ.data(), m, b, 0)
-            self.memo[self.memo_next].serial = g.serial
-            self.memo[self.memo_next].key = key[0]
-            self.memo[self.memo_next].key2 = config_key(self.succ.data(), m, b, 1)
-            self.memo[self.memo_next].F = v
-            self.memo_next = (self.memo_next + 1) % LRS_MEMO_SLOTS
+            self.remember(g, m, b, v, key)
             if not self.exact and val[t] < bound[0]:
                 bound[0] = val[t]
         self.thresh = LRS_INF
