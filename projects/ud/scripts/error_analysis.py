@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from udproj import PROJECT, dev_source, treebank_files
+from udproj import PROJECT, split_sources, treebank_files
 from spacy_dynoracle.evaluate import base_label
 from spacy_dynoracle.trees import nonprojective_dependents
 
@@ -384,12 +384,9 @@ def report(w: Words, title: str, baseline: Optional[str] = None) -> str:
 
 def split_source(treebank: str, split: str, ud_root=None) -> Tuple[Path, str]:
     """(path, select) of a split's gold data, as evaluate_run reads it."""
-    files = treebank_files(treebank, ud_root)
-    if split == "dev":
-        return dev_source(files)
-    if split == "test":
-        return files["test"], "all"
-    raise ValueError(f"split {split!r}: choose from {SPLITS}")
+    if split not in SPLITS:
+        raise ValueError(f"split {split!r}: choose from {SPLITS}")
+    return split_sources(treebank_files(treebank, ud_root))[split]
 
 
 def predict(folder: Path, split: str, cache: Path, ud_root=None, force=False) -> Path:

@@ -32,7 +32,7 @@ import json
 import time
 from pathlib import Path
 
-from udproj import PROJECT, dev_source, run_dir, treebank_files, write_json
+from udproj import PROJECT, run_dir, split_sources, treebank_files, write_json
 from matrix import BIAFFINE
 
 
@@ -149,7 +149,7 @@ def evaluate_run(folder: Path, ud_root=None, model="model-best", force=False, go
               f"sentences already)", flush=True)
         return
     files = treebank_files(info["treebank"], ud_root)
-    todo = {"dev": dev_source(files), "test": (files["test"], "all")}
+    todo = split_sources(files)
     nlp = None
     for split in splits:
         path, select = todo[split]

@@ -48,7 +48,7 @@ import sys
 import time
 from pathlib import Path
 
-from udproj import PROJECT, dev_source, run_dir, treebank_files, versions, write_json
+from udproj import PROJECT, dev_source, run_dir, split_sources, treebank_files, versions, write_json
 
 SYSTEM = "udpipe1"
 METHOD = "morphodita_parsito"
@@ -327,7 +327,7 @@ def evaluate(out: Path, *, ud_root=None, force=False, options=""):
     info = json.loads((out / "run.json").read_text())
     files = treebank_files(info["treebank"], ud_root)
     model = None
-    for split, (path, select) in {"dev": dev_source(files), "test": (files["test"], "all")}.items():
+    for split, (path, select) in split_sources(files).items():
         target = out / f"eval_{split}.json"
         if path is None or (target.exists() and not force):
             continue

@@ -35,6 +35,12 @@ def dev_source(files):
     return files["train"], "tail:0.1"
 
 
+def split_sources(files) -> dict:
+    """{"dev": (path, select), "test": (path, select)}: the data every run is scored on (dev:
+    dev_source; test: the test file, whole; its path is None where the treebank has none)."""
+    return {"dev": dev_source(files), "test": (files["test"], "all")}
+
+
 def run_dir(output: Path, treebank: str, pipeline: str, run_id: str, seed: int) -> Path:
     return Path(output) / treebank / pipeline / f"{run_id}-s{seed}"
 
