@@ -102,14 +102,15 @@ def versus_lines(groups, metric: str, versus: str, ids=None):
     for rid in ids:
         cells = [rid]
         for key in keys:
-            pairs = [(value(r, split, path), value(r, vsplit, vpath)) for r in groups[key].get(rid, [])]
-            pairs = [(a, b) for a, b in pairs if a is not None and b is not None]
-            if not pairs:
+            runs = groups[key].get(rid, [])
+            base, other = by_seed(runs, split, path), by_seed(runs, vsplit, vpath)
+            result = paired(base, other)
+            if result is None:
                 cells.append("")
                 continue
-            diffs = [b - a for a, b in pairs]
-            cells.append(f"{statistics.fmean(diffs):+.2f} ({sum(d > 0 for d in diffs)}/{len(diffs)}), "
-                         f"{statistics.fmean(b for _, b in pairs):.2f}")
+            mean, higher, n, _ = result
+            own = statistics.fmean(other[s] for s in set(base) & set(other))
+            cells.append(f"{mean:+.2f} ({higher}/{n}), {own:.2f}")
         if any(cells[1:]):
             lines.append("| " + " | ".join(cells) + " |")
     return lines
@@ -121,7 +122,7 @@ def main(argv=None):
     ap.add_argument("--baseline", help="the run id the variants are compared with")
     ap.add_argument("--variants", default="", help="comma-separated run ids (default: every other id)")
     ap.add_argument("--metric", default="dev",
-                    help=f"{', '.join(sorted(METRICS))}, or dev_beamK / test_gold_sents_beamK "
+                    help=f"{', '.join(sorted(METRICS))}, or <dev|test>[_gold_sents]_beamK "
                          "(evaluate_run.py --beam-width K)")
     ap.add_argument("--versus", help="instead of a baseline run id: compare each run's --metric with "
                                      "this metric of the same run (e.g. --metric dev --versus dev_beam4)")
