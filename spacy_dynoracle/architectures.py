@@ -49,6 +49,10 @@ they differ in which state tokens they read:
                                      # TransitionBasedParser.v2 block can switch
                                      # @architectures and nothing else
 
+* `spacy_dynoracle.AffixMultiHashEmbed.v1` (affix_embed.py): a tok2vec embed, spaCy's
+  MultiHashEmbed.v2 plus hashed prefixes and suffixes of several lengths; a
+  `[components.tok2vec.model.embed]` block switches to it by its `@architectures` alone.
+
 Imports nothing compiled at module level (an entry point, imported by the factory too).
 """
 from typing import Optional
@@ -60,6 +64,7 @@ from spacy.ml.tb_framework import TransitionModel
 from spacy.util import registry
 from thinc.api import Linear, Model, chain, list2array, use_ops
 
+from . import affix_embed  # noqa: F401  registers AffixMultiHashEmbed.v1 (also an entry point)
 from . import load_compiled
 
 WINDOW_FEATURES = 2          # StateC.set_context_tokens(ids, 2): ids = (B0, S0)

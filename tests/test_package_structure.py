@@ -205,7 +205,8 @@ def test_architecture_entry_points_name_the_registered_builders():
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     entry_points = project["entry-points"]["spacy_architectures"]
     # saved configs name these (tests/test_saved_pipelines.py): the names must not change
-    assert sorted(entry_points) == ["spacy_dynoracle.SpineParserModel.v1",
+    assert sorted(entry_points) == ["spacy_dynoracle.AffixMultiHashEmbed.v1",
+                                    "spacy_dynoracle.SpineParserModel.v1",
                                     "spacy_dynoracle.WindowParserModel.v1"]
     for name, target in entry_points.items():
         module, _, attr = target.partition(":")

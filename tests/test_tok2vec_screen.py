@@ -23,7 +23,8 @@ def flat(section, prefix=""):
     return out
 
 
-@pytest.mark.parametrize("variant", ["base", "rows2x", "w128rows2x", "avg", "drop2"])
+@pytest.mark.parametrize("variant", ["base", "rows2x", "w128rows2x", "avg", "drop2", "affix",
+                                     "affix+rows2x", "affix-suffixes"])
 def test_a_variant_changes_only_its_own_keys(variant):
     import tok2vec_screen
 
@@ -39,7 +40,7 @@ def test_a_variant_changes_only_its_own_keys(variant):
     assert {k for k in changed if not k.startswith("training.score_weights")} == expected
 
 
-@pytest.mark.parametrize("variant", ["base", "w128rows2x", "charembed"])
+@pytest.mark.parametrize("variant", ["base", "w128rows2x", "charembed", "affix-long"])
 def test_spacy_builds_each_variant(variant):
     import tok2vec_screen
 
@@ -47,6 +48,28 @@ def test_spacy_builds_each_variant(variant):
     assert nlp.pipe_names == ["tok2vec", "morphologizer"]
     embed = nlp.get_pipe("tok2vec").model.get_ref("embed")
     assert embed.name.startswith("charembed") == (variant == "charembed")
+    extractor = embed.layers[0]
+    assert (extractor.name == "extract_affix_features") == variant.startswith("affix")
+    if variant == "affix-long":
+        assert extractor.attrs["suffix_lengths"] == [1, 2, 3, 4, 5, 6, 7]
+
+
+def test_a_treebank_without_dev_is_screened_on_the_runs_split(tmp_path):
+    """Latin-Perseus has no dev file: the screen trains on the first 90% of train and scores
+    the last 10%, the data every run of run_matrix.py is scored on."""
+    import tok2vec_screen
+    from udproj import treebank_files
+
+    folder = tmp_path / "UD_Latin-Perseus"
+    folder.mkdir()
+    (folder / "la_perseus-ud-train.conllu").write_text("")
+    data = tok2vec_screen.data_paths(treebank_files("UD_Latin-Perseus", tmp_path, assets=tmp_path / "none"))
+    train = str(folder / "la_perseus-ud-train.conllu")
+    assert data == ["--paths.train", train, "--paths.dev", train,
+                    "--paths.train_select", "head:0.9", "--paths.dev_select", "tail:0.1"]
+    (folder / "la_perseus-ud-dev.conllu").write_text("")
+    data = tok2vec_screen.data_paths(treebank_files("UD_Latin-Perseus", tmp_path, assets=tmp_path / "none"))
+    assert data[3] == str(folder / "la_perseus-ud-dev.conllu") and data[5::2] == ["all", "all"]
 
 
 def test_an_unknown_variant_names_the_valid_ones():

@@ -20,11 +20,11 @@ from pathlib import Path
 
 from spacy.util import load_config
 
-from spacy_dynoracle.options import ud_root
-from udproj import CONFIGS, PROJECT
+from udproj import CONFIGS, PROJECT, dev_source, train_source, treebank_files
 
 CONFIG = CONFIGS / "dynoracle_tagger.cfg"
 ROWS_2X = [10000, 2000, 5000, 2500]
+AFFIX = {"components.tok2vec.model.embed.@architectures": "spacy_dynoracle.AffixMultiHashEmbed.v1"}
 #: variant name -> config overrides (dotted keys), or "char" for spaCy's CharacterEmbed
 VARIANTS = {
     "base": {},
@@ -36,6 +36,14 @@ VARIANTS = {
     "avg": {"training.optimizer.use_averages": True},
     "drop2": {"training.dropout": 0.2},
     "drop3": {"training.dropout": 0.3},
+    # spacy_dynoracle.AffixMultiHashEmbed.v1 (affix_embed.py): lower-cased prefixes of 1-3
+    # and suffixes of 1-5 characters on top of the base features, rows from its defaults
+    "affix": AFFIX,
+    "affix+rows2x": {**AFFIX, "components.tok2vec.model.embed.rows": ROWS_2X},
+    "affix-suffixes": {**AFFIX, "components.tok2vec.model.embed.prefix_lengths": [],
+                       "components.tok2vec.model.embed.prefix_rows": []},
+    "affix-long": {**AFFIX, "components.tok2vec.model.embed.suffix_lengths": [1, 2, 3, 4, 5, 6, 7],
+                   "components.tok2vec.model.embed.suffix_rows": [1000, 2000, 2500, 2500, 2500, 2500, 2500]},
 }
 CHARACTER_EMBED = {"@architectures": "spacy.CharacterEmbed.v2",
                    "width": "${components.tok2vec.model.encode.width}",
@@ -59,18 +67,25 @@ def screen_config(variant: str, epochs: int):
     return cfg
 
 
+def data_paths(files) -> list:
+    """The `spacy train` options of a treebank's train and dev data: the runs' split
+    (udproj.dev_source; train_one.py gives the same paths.* values)."""
+    (train, train_select), (dev, dev_select) = train_source(files), dev_source(files)
+    return ["--paths.train", str(train), "--paths.dev", str(dev),
+            "--paths.train_select", train_select, "--paths.dev_select", dev_select]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--treebank", required=True, help="a UD folder with a dev set, e.g. UD_Hungarian-Szeged")
+    ap.add_argument("--treebank", required=True,
+                    help="a UD folder, e.g. UD_Hungarian-Szeged (without a dev set: the last 10%% "
+                         "of train is dev, the rest train, as in run_matrix.py)")
     ap.add_argument("--variants", default="base", help=f"comma-separated, of: {', '.join(VARIANTS)}")
     ap.add_argument("--epochs", type=int, default=15)
     ap.add_argument("--ud-root", default=None)
     ap.add_argument("--output", type=Path, default=PROJECT / "training" / "tok2vec_screen")
     args = ap.parse_args(argv)
-    folder = ud_root(args.ud_root) / args.treebank
-    train, dev = sorted(folder.glob("*-ud-train.conllu")), sorted(folder.glob("*-ud-dev.conllu"))
-    if not train or not dev:
-        raise SystemExit(f"{folder}: needs a *-ud-train.conllu and a *-ud-dev.conllu")
+    data = data_paths(treebank_files(args.treebank, args.ud_root))
     for variant in args.variants.split(","):
         cfg = screen_config(variant, args.epochs)
         out = args.output / f"{args.treebank}-{variant}"
@@ -79,8 +94,8 @@ def main(argv=None):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         with open(out / "train.log", "w") as log:
             subprocess.run([sys.executable, "-m", "spacy", "train", str(out / "config.cfg"),
-                            "--output", str(out / "model"), "--paths.train", str(train[0]),
-                            "--paths.dev", str(dev[0])], check=True, stdout=log, stderr=subprocess.STDOUT)
+                            "--output", str(out / "model"), *data],
+                           check=True, stdout=log, stderr=subprocess.STDOUT)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
         perf = json.loads((out / "model" / "model-best" / "meta.json").read_text())["performance"]

@@ -22,7 +22,8 @@ import time
 import dataclasses
 from pathlib import Path
 
-from udproj import CONFIGS, PROJECT, dev_source, run_dir, treebank_files, versions, write_json
+from udproj import (CONFIGS, PROJECT, dev_source, run_dir, train_source, treebank_files, versions,
+                    write_json)
 from matrix import BIAFFINE, Run, make_run
 from spacy_dynoracle.options import option_text, parse_options
 
@@ -53,11 +54,10 @@ def train_command(run: Run, files, out: Path, *, pipeline="parser", seed=0, epoc
     """The `spacy train` command of a run; the biaffine parser's runs with the python of its
     venv (scripts/biaffine.py) and the `--code` file that registers the CoNLL-U reader there."""
     config = CONFIGS / run.config(pipeline)
-    dev, dev_select = dev_source(files)
+    (train, train_select), (dev, dev_select) = train_source(files), dev_source(files)
     overrides = {
-        "paths.train": files["train"], "paths.dev": dev,
-        "paths.train_select": "head:0.9" if files["dev"] is None else "all",
-        "paths.dev_select": dev_select,
+        "paths.train": train, "paths.dev": dev,
+        "paths.train_select": train_select, "paths.dev_select": dev_select,
         "system.seed": seed, "training.max_epochs": epochs, "training.patience": patience,
         "training.eval_frequency": eval_frequency,
         "corpora.train.limit": limit,

@@ -48,7 +48,8 @@ import sys
 import time
 from pathlib import Path
 
-from udproj import PROJECT, dev_source, run_dir, split_sources, treebank_files, versions, write_json
+from udproj import (PROJECT, dev_source, run_dir, split_sources, train_source, treebank_files, versions,
+                    write_json)
 
 SYSTEM = "udpipe1"
 METHOD = "morphodita_parsito"
@@ -101,7 +102,7 @@ def udpipe_version() -> str:
 def carve(files):
     """(train select, heldout path, heldout select): the split train_one.py trains on."""
     heldout, select = dev_source(files)
-    return ("head:0.9" if files["dev"] is None else "all"), heldout, select
+    return train_source(files)[1], heldout, select
 
 
 def conllu_text(sentences) -> str:

@@ -28,6 +28,12 @@ def treebank_files(treebank: str, root=None, assets=PROJECT / "assets"):
                      f"or {ud_root(root) / treebank}: run `spacy project assets` or set UD_ROOT")
 
 
+def train_source(files):
+    """(path, select) of the training data: the train file, or its first 90% where the
+    treebank has no dev file (dev_source takes the rest)."""
+    return files["train"], "all" if files["dev"] is not None else "head:0.9"
+
+
 def dev_source(files):
     """(path, select) of the dev data: the dev file, or the last 10% of train."""
     if files["dev"] is not None:
