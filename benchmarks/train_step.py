@@ -16,6 +16,15 @@ loop; its ratio is to the static oracle of the same variant.
     python benchmarks/train_step.py --treebank UD_Portuguese-Bosque --min-sent-len 100 \
         --systems lr_spine --oracles dynamic --batches 3 --batch-docs 2 --reps 6 \
         --variant exact_costs=false
+
+--model DIR starts every pipeline of its system from a trained pipeline instead (its
+weights, its system; the oracle and variant options set per pipeline), so that the model
+explores as a learning one does, not as an untrained one (issue 23's converged-run clause);
+spaCy's parser stays the untrained reference.
+
+    python benchmarks/train_step.py --treebank UD_Portuguese-Bosque --min-sent-len 100 \
+        --systems lr_spine --oracles static,dynamic --batches 3 --batch-docs 2 --reps 3 \
+        --model training/lr_spine-dynamic/model-last
 """
 import argparse
 import json
@@ -54,6 +63,8 @@ def main():
     ap.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
                     help="process CPU time (robust on a shared machine; default) or wall-clock time")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--model", type=Path,
+                    help="a trained pipeline: its system's pipelines start from its weights")
     args = ap.parse_args()
     import spacy_dynoracle.parser as dynparser
 
@@ -62,6 +73,18 @@ def main():
     pipes = {("spacy", "stock"): build_nlp("spacy_parser.cfg", train)}
     options = parse_options(args.option)
     only = csv_list(args.oracles)
+    model_system = None
+    if args.model:
+        from spacy.util import load_config
+        model_system = load_config(args.model / "config.cfg")["components"]["parser"][
+            "transition_system"]
+
+    def pipeline(name, overrides):
+        if name != model_system:
+            return build_nlp("dynoracle.cfg", train, overrides)
+        import spacy
+        return spacy.load(args.model, config=overrides)
+
     variants = [("", {})] + [(f"[{v}]", parse_options(csv_list(v))) for v in args.variant]
     for name, cls in registered_systems(csv_list(args.systems)):
         for suffix, extra in variants:
@@ -72,7 +95,7 @@ def main():
                 if only and oracle not in only and not oracle.startswith("static"):
                     continue
                 try:
-                    nlp = build_nlp("dynoracle.cfg", train, system_overrides(name, oracle, **opts))
+                    nlp = pipeline(name, system_overrides(name, oracle, **opts))
                 except Exception as err:  # an oracle that cannot be built is reported, not fatal
                     print(f"# {name} {oracle}{suffix}: {err!r}")
                     continue
