@@ -153,7 +153,7 @@ def has_penalty(pipe) -> bool:
 
 def penalty_sweep(nlp, path, penalties, select="all", n_sents=10, batch_size=64, gold_sents=False):
     """{penalty: scores} of the pipeline with the parsers' nonprojective_penalty at each
-    value. The components before the first parser run once; the parser and those after it
+    value (set back to what it was afterwards). The components before the first parser run once; the parser and those after it
     run on copies of their output for every value (the parser reads the shared tok2vec's
     doc.tensor, which Doc.copy keeps)."""
     from spacy_dynoracle.conllu_io import sentences_to_docs, words_only_copy
@@ -169,20 +169,25 @@ def penalty_sweep(nlp, path, penalties, select="all", n_sents=10, batch_size=64,
     with nlp.select_pipes(disable=names[first:]):
         before = list(nlp.pipe(inputs, batch_size=batch_size))
     results = {}
-    for penalty in penalties:
-        for name in parsers:
+    saved = {name: nlp.get_pipe(name).nonprojective_penalty for name in parsers}
+    try:
+        for penalty in penalties:
+            for name in parsers:
+                nlp.get_pipe(name).nonprojective_penalty = penalty
+            pred = [doc.copy() for doc in before]
+            for name in names[first:]:
+                pred = list(nlp.get_pipe(name).pipe(pred, batch_size=batch_size))
+            result = evaluate_docs(gold, pred)
+            result.pop("PerLabel", None)
+            result.update(tagging_accuracy(gold, pred))
+            result["CrossingArcs"] = crossing_arcs(gold, pred)
+            result["settings"] = {"data": str(path), "select": select, "n_sents": n_sents,
+                                  "gold_sents": gold_sents, "nonprojective_penalty": penalty}
+            result["multi_root_sentences"] = multi_root_sentences(pred)
+            results[penalty] = result
+    finally:       # the pipeline parses as before the sweep
+        for name, penalty in saved.items():
             nlp.get_pipe(name).nonprojective_penalty = penalty
-        pred = [doc.copy() for doc in before]
-        for name in names[first:]:
-            pred = list(nlp.get_pipe(name).pipe(pred, batch_size=batch_size))
-        result = evaluate_docs(gold, pred)
-        result.pop("PerLabel", None)
-        result.update(tagging_accuracy(gold, pred))
-        result["CrossingArcs"] = crossing_arcs(gold, pred)
-        result["settings"] = {"data": str(path), "select": select, "n_sents": n_sents,
-                              "gold_sents": gold_sents, "nonprojective_penalty": penalty}
-        result["multi_root_sentences"] = multi_root_sentences(pred)
-        results[penalty] = result
     return results
 
 
