@@ -564,6 +564,40 @@ def test_beam_scores_are_loaded_and_compared_with_the_same_runs_greedy_scores(tm
         ablation.metric_source("dev_npp")
 
 
+def test_penalty_table_pools_each_systems_runs_and_picks_the_best_mean(tmp_path):
+    """penalty_table.py reads every eval_<split>_npp<X>.json of a run, and chooses per system
+    the penalty with the best mean LAS difference to X = 0 over its runs (ties: the smaller)."""
+    import json
+
+    import penalty_table
+    import report
+
+    cells = {("swap", 0): {0: 50.0, 1: 51.0, 3: 50.5}, ("swap", 1): {0: 60.0, 1: 59.5, 3: 61.0},
+             ("attardi", 0): {0: 40.0, 1: 40.0, 3: 39.0}}
+    for (system, seed), scores in cells.items():
+        folder = tmp_path / "UD_A" / "tagger" / f"{system}-dynamic-s{seed}"
+        folder.mkdir(parents=True)
+        (folder / "run.json").write_text(json.dumps(
+            {"treebank": "UD_A", "pipeline": "tagger", "run": f"{system}-dynamic", "system": system,
+             "oracle": "dynamic", "dynamic": True, "options": {}, "seed": seed}))
+        for x, las in scores.items():
+            (folder / f"eval_dev_gold_sents_npp{x:g}.json").write_text(json.dumps(
+                {"LAS": {"f1": las}, "NonProjArcs": {"system": 0, "gold": 4, "recall": 25.0,
+                                                    "precision": None},
+                 "CrossingArcs": {"gold": 6, "system": 0, "correct": 2, "correct_system": 0,
+                                  "system_gold_crosses_none": 0}}))
+    runs = report.load_runs(tmp_path)
+    swap = [r for r in runs if r["info"]["system"] == "swap"]
+    assert penalty_table.pooled(swap, "dev_gold_sents") == {0.0: [0.0, 0.0], 1.0: [1.0, -0.5],
+                                                            3.0: [0.5, 1.0]}
+    assert penalty_table.best_penalty(penalty_table.pooled(swap, "dev_gold_sents")) == 3.0
+    attardi = [r for r in runs if r["info"]["system"] == "attardi"]
+    assert penalty_table.best_penalty(penalty_table.pooled(attardi, "dev_gold_sents")) == 0.0
+    text = "\n".join(penalty_table.run_rows(runs, "dev_gold_sents"))
+    assert "| A attardi-dynamic s0 | 3 | 39.00 | -1.00 | 0 / 4 | 25.0 | – | 0 / 6 | 0 | – | 33.3 |" in text
+    assert penalty_table.sweep(swap[0], "dev") == {}       # another split's files only
+
+
 def test_run_options_keep_their_ids_and_reach_the_command_line_as_given(tmp_path):
     """KEY=VALUE options are read as spaCy reads its overrides (true is a bool), and the
     run id and the `spacy train` command write them back as given: ids of runs made when
