@@ -14,7 +14,7 @@ from thinc.api import Model
 from . import architectures  # noqa: F401  registers the models (also entry points, for configs read first)
 from .exact_decoding import check_exact_config  # registers the Doc/Token extensions too
 from .easy_first_parser import make_easy_first_parser
-from .parser import DynOracleParser, ExplorationSchedule
+from .parser import DynOracleParser, ExplorationSchedule, check_nonprojective_penalty
 
 
 # System options that configs used to set as keys of the component, for every system, at
@@ -45,6 +45,7 @@ DEPRECATED_SYSTEM_KEYS = {"degree": 2, "max_k": 2}
         "beam_update_prob": 0.0,
         "decode": "greedy",
         "arc_marginals": False,
+        "nonprojective_penalty": 0.0,
         "scorer": {"@scorers": "spacy.parser_scorer.v1"},
     },
     default_score_weights={
@@ -78,6 +79,7 @@ def make_dynoracle_parser(
     explore_rule: str = "prob",
     explore_margin: float = 1.0,
     explore_ramp_epochs: int = 2,
+    nonprojective_penalty: float = 0.0,
     degree: Optional[int] = None,
     max_k: Optional[int] = None,
 ):
@@ -121,6 +123,14 @@ def make_dynoracle_parser(
         arc_hybrid, arc_eager or arc_standard.
     arc_marginals (bool): store arc marginals on the Doc (doc._.dynoracle_arc_marginals,
         token._.dynoracle_head_probs); same model requirements.
+    nonprojective_penalty (float): at parse time only, subtracted from the model's score of
+        every class of the moves that make non-projective structure (declared in the
+        system's move table: swap's SWAP, attardi's LEFT_k / RIGHT_k for k >= 2) before
+        the greedy argmax or the beam's ranking (issue 19: the precision of crossing arcs).
+        0 = none (every system); another value is an error with a system that has no such
+        move (the projective ones) and with decode = "exact". Saved in the component's cfg;
+        on a loaded pipeline set `parser.nonprojective_penalty = x` (checked) to change it
+        without retraining.
     degree, max_k (Optional[int]): deprecated, null: set them in system_options. Configs
         written before had them here for every system (at 2 where the system has no such
         option); they still load, with a FutureWarning.
@@ -159,7 +169,8 @@ def make_dynoracle_parser(
             min_action_freq=min_action_freq, scorer=scorer,
             unsupported={"beam_width": (beam_width, 1), "decode": (decode, "greedy"),
                          "arc_marginals": (bool(arc_marginals), False),
-                         "learn_tokens": (learn_tokens, False)},
+                         "learn_tokens": (learn_tokens, False),
+                         "nonprojective_penalty": (nonprojective_penalty, 0.0)},
             **schedule)
     if decode == "exact" or arc_marginals:
         check_exact_config(model, transition_system)
@@ -167,6 +178,7 @@ def make_dynoracle_parser(
     # Parser.cfg stays JSON-serialisable (docs/specs/spacy_integration.md §5).
     moves = cls(nlp.vocab.strings, projectivize=projectivize, oracle=oracle, **options)
     check_template_reach(model, transition_system, moves)
+    nonprojective_penalty = check_nonprojective_penalty(nonprojective_penalty, moves, decode)
     parser = DynOracleParser(
         nlp.vocab,
         model,
@@ -181,7 +193,8 @@ def make_dynoracle_parser(
         scorer=scorer,
     )
     parser.cfg["moves"] = None
-    parser.cfg.update(schedule, decode=decode, arc_marginals=bool(arc_marginals))
+    parser.cfg.update(schedule, decode=decode, arc_marginals=bool(arc_marginals),
+                      nonprojective_penalty=nonprojective_penalty)
     return parser
 
 

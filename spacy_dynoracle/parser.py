@@ -9,6 +9,8 @@ prediction only when the best zero-cost move scores within `explore_margin` of i
 (moves.step_batch). `oracle="static"` trains on one canonical move per state and always
 follows it. Costs are computed once per state (moves.step_batch).
 """
+import contextlib
+import math
 import random
 import warnings
 
@@ -74,8 +76,69 @@ class ExplorationSchedule:
         return (numpy.random.random(n) >= p).astype(numpy.uint8)
 
 
+def check_nonprojective_penalty(value, moves, decode="greedy") -> float:
+    """The parse-time penalty on the moves that make non-projective structure (component
+    setting nonprojective_penalty), as a float; ValueError naming the bad value and the
+    valid ones. 0 = no penalty (every system, every decoder)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"dynoracle_parser: nonprojective_penalty={value!r} is invalid; use a "
+                         "finite number (a score difference; 0 = no penalty)")
+    if value == 0:
+        return 0.0
+    if not moves.nonprojective_move_types:
+        raise ValueError(
+            f"dynoracle_parser: nonprojective_penalty={value!r} has no effect with transition_system "
+            f"{moves.name!r}: its move table declares no move that makes non-projective structure "
+            "(swap's SWAP and attardi's moves of degree >= 2 are); the non-projective arcs of a "
+            "projective system come from lifting (projectivize), which decoding does not see. "
+            "Use nonprojective_penalty = 0")
+    if decode != "greedy":
+        raise ValueError(
+            f"dynoracle_parser: nonprojective_penalty={value!r} is not supported with "
+            f"decode={decode!r}; it applies to decode='greedy' (spaCy's greedy loop or, with "
+            "beam_width >= 2, the beam), or use nonprojective_penalty = 0")
+    return float(value)
+
+
+@contextlib.contextmanager
+def penalised_scores(model, mask, penalty: float):
+    """Within the block, the parser model's scores are lowered by `penalty` for the classes
+    where `mask` is 1 (moves.nonprojective_class_mask()): the upper layer's bias b, which
+    spaCy's C greedy loop (get_c_weights), state_features.greedy_parse and the beam's step
+    model all add to every score, is replaced by b - penalty * mask. The parameter is set
+    to a new array and the original array object is put back on exit, error or not, so
+    neither training (update does not predict) nor the saved weights see the penalty."""
+    if not model.attrs.get("has_upper"):
+        raise ValueError("dynoracle_parser: nonprojective_penalty needs the parser model's upper "
+                         "layer (use_upper = true): it lowers that layer's bias")
+    upper = model.get_ref("upper")
+    bias = upper.get_param("b")
+    if bias.shape != mask.shape:
+        raise ValueError(f"dynoracle_parser: the model scores {bias.shape[0]} classes, the "
+                         f"transition system has {mask.shape[0]}")
+    upper.set_param("b", bias - upper.ops.asarray(mask * penalty, dtype=bias.dtype))
+    try:
+        yield
+    finally:
+        upper.set_param("b", bias)
+
+
 class DynOracleParser(ExplorationSchedule, DependencyParser):
     _warned_greedy_beam = False
+
+    @property
+    def nonprojective_penalty(self) -> float:
+        """What cfg["nonprojective_penalty"] subtracts from the score of every class of the
+        system's non-projective moves when parsing (0 = nothing; docs/systems/swap.md and
+        attardi.md, "A parse-time penalty on crossing arcs"). Settable on a loaded pipeline:
+        the cfg is saved with it."""
+        return check_nonprojective_penalty(self.cfg.get("nonprojective_penalty", 0.0),
+                                           self.moves, self.cfg.get("decode", "greedy"))
+
+    @nonprojective_penalty.setter
+    def nonprojective_penalty(self, value):
+        check_nonprojective_penalty(value, self.moves, self.cfg.get("decode", "greedy"))
+        self.cfg["nonprojective_penalty"] = float(value)
 
     @property
     def postprocesses(self):
@@ -87,7 +150,12 @@ class DynOracleParser(ExplorationSchedule, DependencyParser):
 
     def predict(self, docs):
         """decode="exact": the model's best computation by the tabulation
-        (exact_decoding.py, docs/tabulation.md); otherwise spaCy's greedy/beam search."""
+        (exact_decoding.py, docs/tabulation.md); otherwise spaCy's greedy/beam search, with
+        the scores of the non-projective moves lowered by nonprojective_penalty."""
+        penalty = self.nonprojective_penalty
+        if penalty != 0.0:
+            with penalised_scores(self.model, self.moves.nonprojective_class_mask(), penalty):
+                return super().predict(docs)
         if self.cfg.get("decode", "greedy") == "exact":
             docs = [docs] if isinstance(docs, Doc) else docs
             scores = window_class_scores_batch(self, docs)

@@ -456,6 +456,61 @@ def test_model_last_is_scored_beside_model_best(tmp_path):
     assert evaluate_run.eval_path(tmp_path, "dev", False, "model-last").name == "eval_dev_last.json"
     assert evaluate_run.eval_path(tmp_path, "test", True, "model-best", 4).name == \
         "eval_test_gold_sents_beam4.json"
+    assert evaluate_run.eval_path(tmp_path, "dev", True, penalty=0.5).name == \
+        "eval_dev_gold_sents_npp0.5.json"
+    assert evaluate_run.eval_path(tmp_path, "dev", False, "model-best", 4, 2.0).name == \
+        "eval_dev_beam4_npp2.json"
+    assert evaluate_run.eval_path(tmp_path, "test", True, penalty=0.0).name == \
+        "eval_test_gold_sents_npp0.json"
+
+
+def _conllu(examples) -> str:
+    """CoNLL-U of the gold Docs of synthetic examples, one sentence per Doc sentence."""
+    out = []
+    for eg in examples:
+        for sent in eg.reference.sents:
+            out.append("# text = " + " ".join(t.text for t in sent))
+            for t in sent:
+                head = 0 if t.head.i == t.i else t.head.i - sent.start + 1
+                out.append("\t".join([str(t.i - sent.start + 1), t.text, t.text, "X", "_", "_",
+                                      str(head), "root" if head == 0 else t.dep_, "_", "_"]))
+            out.append("")
+    return "\n".join(out) + "\n"
+
+
+def test_nonprojective_penalty_sweep_scores_as_the_whole_pipeline_and_counts_crossing_arcs(tmp_path):
+    """evaluate_run.penalty_sweep (--nonprojective-penalty) runs the parser once per value on
+    the output of the components before it: at 0 it scores as the whole pipeline does, and a
+    huge penalty leaves swap no crossing arc; the gold crossing arcs are counted once."""
+    import spacy
+
+    import evaluate_run
+    from synthetic import component_config, make_examples, train
+
+    nlp = spacy.blank("xx")
+    nlp.add_pipe("attribute_ruler")     # a component before the parser, run once for all values
+    nlp.add_pipe("dynoracle_parser", config=component_config(transition_system="swap"))
+    examples = make_examples(nlp.vocab, 60, seed=11, kind="nonprojective", sents_per_doc=2)
+    with nlp.select_pipes(enable=["dynoracle_parser"]):
+        train(nlp, examples, epochs=4)
+    path = tmp_path / "x.conllu"
+    path.write_text(_conllu(make_examples(nlp.vocab, 30, seed=12, kind="nonprojective",
+                                          min_len=5, max_len=14)), encoding="utf-8")
+    results = evaluate_run.penalty_sweep(nlp, path, [0.0, 1e6], gold_sents=True)
+    assert nlp.get_pipe("dynoracle_parser").nonprojective_penalty == 0.0   # set back
+    whole = evaluate_run.evaluate(nlp, path, gold_sents=True)
+    for key in ("LAS", "UAS", "NonProjArcs"):
+        assert results[0.0][key] == whole[key]
+    crossing = results[0.0]["CrossingArcs"]
+    assert crossing["gold"] > 0 and crossing["system"] > 0
+    assert crossing["correct"] <= crossing["gold"] and crossing["correct_system"] <= crossing["system"]
+    assert results[1e6]["CrossingArcs"]["gold"] == crossing["gold"]
+    assert results[1e6]["CrossingArcs"]["system"] == results[1e6]["NonProjArcs"]["system"] == 0
+    assert results[1e6]["settings"]["nonprojective_penalty"] == 1e6
+    with pytest.raises(ValueError, match=r"\(tagger\) has no transition-based parser"):
+        tagger_only = spacy.blank("xx")
+        tagger_only.add_pipe("tagger")
+        evaluate_run.penalty_sweep(tagger_only, path, [1.0])
 
 
 def test_beam_width_at_parse_time_reaches_every_parser_and_names_a_bad_value():
@@ -502,6 +557,45 @@ def test_beam_scores_are_loaded_and_compared_with_the_same_runs_greedy_scores(tm
     assert lines[-1] == "| ours | +0.25 (1/2), 61.25 |"
     with pytest.raises(ValueError, match="unknown metric 'dev_beam'"):
         ablation.metric_source("dev_beam")
+    # the nonprojective_penalty files of evaluate_run.py --nonprojective-penalty
+    for metric in ("dev_gold_sents_npp0.5", "test_gold_sents_npp2", "dev_npp0", "dev_beam4_npp1"):
+        assert ablation.metric_source(metric) == (metric, ("LAS", "f1"))
+    with pytest.raises(ValueError, match="unknown metric 'dev_npp'"):
+        ablation.metric_source("dev_npp")
+
+
+def test_penalty_table_pools_each_systems_runs_and_picks_the_best_mean(tmp_path):
+    """penalty_table.py reads every eval_<split>_npp<X>.json of a run, and chooses per system
+    the penalty with the best mean LAS difference to X = 0 over its runs (ties: the smaller)."""
+    import json
+
+    import penalty_table
+    import report
+
+    cells = {("swap", 0): {0: 50.0, 1: 51.0, 3: 50.5}, ("swap", 1): {0: 60.0, 1: 59.5, 3: 61.0},
+             ("attardi", 0): {0: 40.0, 1: 40.0, 3: 39.0}}
+    for (system, seed), scores in cells.items():
+        folder = tmp_path / "UD_A" / "tagger" / f"{system}-dynamic-s{seed}"
+        folder.mkdir(parents=True)
+        (folder / "run.json").write_text(json.dumps(
+            {"treebank": "UD_A", "pipeline": "tagger", "run": f"{system}-dynamic", "system": system,
+             "oracle": "dynamic", "dynamic": True, "options": {}, "seed": seed}))
+        for x, las in scores.items():
+            (folder / f"eval_dev_gold_sents_npp{x:g}.json").write_text(json.dumps(
+                {"LAS": {"f1": las}, "NonProjArcs": {"system": 0, "gold": 4, "recall": 25.0,
+                                                    "precision": None},
+                 "CrossingArcs": {"gold": 6, "system": 0, "correct": 2, "correct_system": 0,
+                                  "system_gold_crosses_none": 0}}))
+    runs = report.load_runs(tmp_path)
+    swap = [r for r in runs if r["info"]["system"] == "swap"]
+    assert penalty_table.pooled(swap, "dev_gold_sents") == {0.0: [0.0, 0.0], 1.0: [1.0, -0.5],
+                                                            3.0: [0.5, 1.0]}
+    assert penalty_table.best_penalty(penalty_table.pooled(swap, "dev_gold_sents")) == 3.0
+    attardi = [r for r in runs if r["info"]["system"] == "attardi"]
+    assert penalty_table.best_penalty(penalty_table.pooled(attardi, "dev_gold_sents")) == 0.0
+    text = "\n".join(penalty_table.run_rows(runs, "dev_gold_sents"))
+    assert "| A attardi-dynamic s0 | 3 | 39.00 | -1.00 | 0 / 4 | 25.0 | – | 0 / 6 | 0 | – | 33.3 |" in text
+    assert penalty_table.sweep(swap[0], "dev") == {}       # another split's files only
 
 
 def test_run_options_keep_their_ids_and_reach_the_command_line_as_given(tmp_path):

@@ -24,7 +24,8 @@ from spacy.pipeline._parser_internals.stateclass cimport StateClass
 
 from .system_base cimport (
     DynOracleSystem, DynGold, GoldC, SHIFT, LEFT, RIGHT, ROOT, LEFT_2, RIGHT_2,
-    LEFT_3, RIGHT_3, N_MOVES, AT_S0, AT_S1, AT_S2, AT_S3, left_move, right_move,
+    LEFT_3, RIGHT_3, N_MOVES, AT_S0, AT_S1, AT_S2, AT_S3, DIRECTION_FROM_ENDS,
+    NONPROJECTIVE_MOVE, left_move, right_move,
     VIRTUAL_ROOT_NODE, word_node, shift_else_reduce,
 )
 from .attardi_oracle cimport (
@@ -219,15 +220,22 @@ cdef class Attardi(DynOracleSystem):
         return self.oracle_.last_path_name
 
     cdef int declare_moves(self) except -1:
-        """SHIFT, ROOT (the spec's ra_1 onto node 0), LEFT_k and RIGHT_k for k <= degree."""
+        """SHIFT, ROOT (the spec's ra_1 onto node 0), LEFT_k and RIGHT_k for k <= degree.
+        The moves of degree k >= 2 are non-projective: they attach over s_1 .. s_{k-1}, the
+        only way the system builds crossing arcs (docs/specs/attardi.md §1.2; degree 1 is
+        arc-standard), so they are the moves the parser's nonprojective_penalty lowers."""
         DynOracleSystem.declare_moves(self)
         self.declare_move(LEFT, LeftK.is_valid1, LeftK.transition1, AT_S0, AT_S1)
         self.declare_move(RIGHT, RightK.is_valid1, RightK.transition1, AT_S1, AT_S0)
-        self.declare_move(LEFT_2, LeftK.is_valid2, LeftK.transition2, AT_S0, AT_S2)
-        self.declare_move(RIGHT_2, RightK.is_valid2, RightK.transition2, AT_S2, AT_S0)
+        self.declare_move(LEFT_2, LeftK.is_valid2, LeftK.transition2, AT_S0, AT_S2,
+                          DIRECTION_FROM_ENDS, NONPROJECTIVE_MOVE)
+        self.declare_move(RIGHT_2, RightK.is_valid2, RightK.transition2, AT_S2, AT_S0,
+                          DIRECTION_FROM_ENDS, NONPROJECTIVE_MOVE)
         if self.D >= 3:
-            self.declare_move(LEFT_3, LeftK.is_valid3, LeftK.transition3, AT_S0, AT_S3)
-            self.declare_move(RIGHT_3, RightK.is_valid3, RightK.transition3, AT_S3, AT_S0)
+            self.declare_move(LEFT_3, LeftK.is_valid3, LeftK.transition3, AT_S0, AT_S3,
+                              DIRECTION_FROM_ENDS, NONPROJECTIVE_MOVE)
+            self.declare_move(RIGHT_3, RightK.is_valid3, RightK.transition3, AT_S3, AT_S0,
+                              DIRECTION_FROM_ENDS, NONPROJECTIVE_MOVE)
 
     cdef void move_costs(self, const StateC* st, const GoldC* gold, const int* valid,
                          weight_t* cost) noexcept nogil:

@@ -34,8 +34,8 @@ from spacy.typedefs cimport attr_t, weight_t
 from spacy.pipeline._parser_internals._state cimport StateC
 
 from .system_base cimport (
-    DynOracleSystem, DynGold, GoldC, SHIFT, LEFT, RIGHT, ROOT, SWAP, N_MOVES, AT_S0,
-    DIRECTION_NOT_FIXED, pop_as_root,
+    DynOracleSystem, DynGold, GoldC, SHIFT, LEFT, RIGHT, ROOT, SWAP, N_MOVES, NO_ARC, AT_S0,
+    DIRECTION_NOT_FIXED, NONPROJECTIVE_MOVE, pop_as_root,
 )
 from .swap_oracle cimport (
     Cfg, SwapGoldC, SwapOracleData, SW_INF, cfg_alloc, cfg_free, cfg_copy, cfg_set_missing,
@@ -247,7 +247,10 @@ cdef class SwapSystem(DynOracleSystem):
         # direction (no label_sets="per_direction")
         self.declare_stack_arcs(DIRECTION_NOT_FIXED)
         self.declare_move(ROOT, RootArc.is_valid, RootArc.transition, AT_S0, AT_S0)
-        self.declare_move(SWAP, Swap.is_valid, Swap.transition)
+        # SWAP is how swap builds non-projective arcs (docs/specs/swap.md §1.1): the move
+        # the parser's nonprojective_penalty lowers at parse time
+        self.declare_move(SWAP, Swap.is_valid, Swap.transition, NO_ARC, NO_ARC,
+                          DIRECTION_NOT_FIXED, NONPROJECTIVE_MOVE)
 
     cdef int static_move(self, const StateC* st, const GoldC* gold) noexcept nogil:
         """EAGER / LAZY (docs/specs/swap.md §4, BN15 Alg. 1) as rules; MINIMAL

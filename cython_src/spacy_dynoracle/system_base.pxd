@@ -131,12 +131,21 @@ cdef enum:             # the direction in word order of a move's arc (MoveDef.di
     DIRECTION_FROM_ENDS = 3   # declare_move only: derive it from head_at and child_at
 
 
+cdef enum:             # whether a move makes non-projective structure (MoveDef.nonprojective,
+                       # declare_move's last argument)
+    PROJECTIVE_MOVE = 0
+    NONPROJECTIVE_MOVE = 1
+
+
 cdef struct MoveDef:
     move_is_valid_t is_valid    # NULL: the system has no such move
     move_do_t do
     int head_at                 # NO_ARC, AT_S0 + k, AT_B0 or AT_SYSTEM
     int child_at
     int direction               # LEFTWARD, RIGHTWARD or DIRECTION_NOT_FIXED
+    bint nonprojective          # the move makes non-projective structure (swap's SWAP,
+                                # attardi's degree >= 2 arcs): the moves the parser's
+                                # nonprojective_penalty lowers the score of at parse time
 
 
 cdef inline int word_at(const StateC* st, int at) noexcept nogil:
@@ -215,7 +224,8 @@ cdef class DynOracleSystem(TransitionSystem):
     cdef int declare_moves(self) except -1
     cdef int declare_stack_arcs(self, int direction=*) except -1
     cdef int declare_move(self, int move, move_is_valid_t is_valid, move_do_t do,
-                          int head_at=*, int child_at=*, int direction=*) except -1
+                          int head_at=*, int child_at=*, int direction=*,
+                          bint nonprojective=*) except -1
     cdef bint lacks_oracle_data(self, const GoldC* gold) noexcept nogil
 
     cdef void move_validity(self, const StateC* st, int* valid) noexcept nogil

@@ -11,6 +11,8 @@ training, and annotation of the Doc. docs/architecture.md shows how the pieces f
 """
 from collections import Counter
 
+import numpy
+
 from cymem.cymem cimport Pool
 from libc.math cimport INFINITY
 from libcpp.vector cimport vector
@@ -379,14 +381,18 @@ cdef class DynOracleSystem(TransitionSystem):
 
     cdef int declare_move(self, int move, move_is_valid_t is_valid, move_do_t do,
                           int head_at=NO_ARC, int child_at=NO_ARC,
-                          int direction=DIRECTION_FROM_ENDS) except -1:
+                          int direction=DIRECTION_FROM_ENDS,
+                          bint nonprojective=PROJECTIVE_MOVE) except -1:
         """One row of the move table: the move id, spaCy's validity and action for its
         classes, where its arc ends (NO_ARC: none; ROOT's is (AT_S0, AT_S0), s0 points to
         itself) and the arc's direction in word order. A move with an arc other than ROOT
         carries the arc labels. By default the direction follows from the ends, for a stack
         in word order (a stack word precedes the words above it and the buffer); a system
         gives it where the ends do not say it (AT_SYSTEM) or the stack is reordered
-        (DIRECTION_NOT_FIXED)."""
+        (DIRECTION_NOT_FIXED). nonprojective: the move is how the system makes
+        non-projective structure (swap's SWAP, attardi's LEFT_k / RIGHT_k for k >= 2), the
+        moves whose scores the parser's nonprojective_penalty lowers at parse time
+        (nonprojective_move_types)."""
         if not 0 <= move < N_MOVES:
             raise ValueError(f"{self.name}: no move id {move}")
         if direction == DIRECTION_FROM_ENDS:
@@ -396,6 +402,7 @@ cdef class DynOracleSystem(TransitionSystem):
         self.move_table[move].head_at = head_at
         self.move_table[move].child_at = child_at
         self.move_table[move].direction = direction
+        self.move_table[move].nonprojective = nonprojective
         return 0
 
     @property
@@ -414,6 +421,23 @@ cdef class DynOracleSystem(TransitionSystem):
         """{move id: "leftward", "rightward" or None (not fixed by the move)} of the arc
         moves, from the move table."""
         return {m: DIRECTIONS[self.move_table[m].direction] for m in self.arc_move_types}
+
+    @property
+    def nonprojective_move_types(self):
+        """The moves that make non-projective structure (declared so in the move table):
+        empty for a system that derives projective trees only."""
+        return tuple(m for m in self.move_types if self.move_table[m].nonprojective)
+
+    def nonprojective_class_mask(self):
+        """Per class of the class table (float32, length n_moves): 1 for the classes of the
+        nonprojective_move_types, 0 for the others. The parser subtracts
+        nonprojective_penalty times this from its scores at parse time."""
+        mask = numpy.zeros((self.n_moves,), dtype="float32")
+        cdef int i
+        for i in range(self.n_moves):
+            if self.move_table[self.c[i].move].nonprojective:
+                mask[i] = 1
+        return mask
 
     cdef Transition init_transition(self, int clas, int move, attr_t label) except *:
         cdef Transition t

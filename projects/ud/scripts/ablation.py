@@ -29,18 +29,23 @@ METRICS = {"dev": ("dev", ("LAS", "f1")),
            "test_gold_sents": ("test_gold_sents", ("LAS", "f1")),
            "dev_gold_sents": ("dev_gold_sents", ("LAS", "f1")),
            "sent_f1": ("test", ("Sentences", "f1"))}
-#: the same LAS with a beam of K at parse time (evaluate_run.py --beam-width K)
-BEAM_METRIC = re.compile(r"(dev|test)(_gold_sents)?_beam([1-9][0-9]*)$")
+#: the same LAS with a parse-time setting: a beam of K (evaluate_run.py --beam-width K)
+#: and/or a nonprojective_penalty of X (evaluate_run.py --nonprojective-penalty X), as
+#: evaluate_run.eval_path names the files
+PARSE_TIME_METRIC = re.compile(
+    r"(dev|test)(_gold_sents)?(?=_beam|_npp)(_beam[1-9][0-9]*)?(_npp-?[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?)?$")
+METRIC_FORMS = "<dev|test>[_gold_sents][_beamK][_nppX] (at least one of _beamK, _nppX)"
 
 
 def metric_source(metric: str):
-    """(split, path in its eval json) of a metric name: METRICS, or <split>_beam<K>."""
+    """(split, path in its eval json) of a metric name: METRICS, or a parse-time setting's
+    <split>[_gold_sents][_beam<K>][_npp<X>]."""
     if metric in METRICS:
         return METRICS[metric]
-    if BEAM_METRIC.match(metric):
+    if PARSE_TIME_METRIC.match(metric):
         return metric, ("LAS", "f1")
     raise ValueError(f"unknown metric {metric!r}: one of {', '.join(sorted(METRICS))}, "
-                     "or <dev|test>[_gold_sents]_beamK")
+                     f"or {METRIC_FORMS}")
 
 
 def by_seed(runs, split, path):
@@ -122,8 +127,8 @@ def main(argv=None):
     ap.add_argument("--baseline", help="the run id the variants are compared with")
     ap.add_argument("--variants", default="", help="comma-separated run ids (default: every other id)")
     ap.add_argument("--metric", default="dev",
-                    help=f"{', '.join(sorted(METRICS))}, or <dev|test>[_gold_sents]_beamK "
-                         "(evaluate_run.py --beam-width K)")
+                    help=f"{', '.join(sorted(METRICS))}, or {METRIC_FORMS} (evaluate_run.py "
+                         "--beam-width K, --nonprojective-penalty X)")
     ap.add_argument("--versus", help="instead of a baseline run id: compare each run's --metric with "
                                      "this metric of the same run (e.g. --metric dev --versus dev_beam4)")
     ap.add_argument("--md", type=Path, help="write the table here (default: print it)")
