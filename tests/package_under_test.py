@@ -18,3 +18,9 @@ checkout_only = pytest.mark.skipif(
     INSTALLED_PREFIX is not None,
     reason="needs the checkout (its own files, or the build tools to build from it), which the "
            "installed-wheel run (scripts/test_wheel.sh) leaves out; the checkout's own run covers it")
+
+
+def env_with_repo():
+    """The environment for a subprocess that must import the package under test."""
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(
+        p for p in (str(PACKAGE.parent), os.environ.get("PYTHONPATH")) if p))

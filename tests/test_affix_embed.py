@@ -6,7 +6,6 @@ what a 3-character SUFFIX cannot show; a pipeline with it saves, loads and packa
 import copy
 import importlib.util
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +20,7 @@ from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import fix_random_seed, load_config, load_model_from_config
 
+from package_under_test import env_with_repo
 from spacy_dynoracle import load_compiled
 from spacy_dynoracle.affix_embed import PREFIX_LENGTHS, SUFFIX_LENGTHS, build_affix_multi_hash_embed
 
@@ -191,11 +191,6 @@ def test_longer_suffixes_tag_words_a_3_character_suffix_cannot():
     assert accuracy["spacy.MultiHashEmbed.v2"] < 0.75, accuracy
 
 
-def env_with_repo():
-    import spacy_dynoracle
-
-    package_root = str(Path(spacy_dynoracle.__file__).parents[1])
-    return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p))
 
 
 BUILD_BACKEND = all(importlib.util.find_spec(m) is not None for m in ("setuptools", "wheel"))

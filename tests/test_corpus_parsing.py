@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import spacy
+from package_under_test import env_with_repo
 from conllu_samples import (NONPROJ, TINY_PARSER_MODEL, _trained, random_treebank, tiny_dynoracle_parser,
                             unparsed, write)
 from spacy.tokens import DocBin
@@ -32,12 +33,6 @@ def trees(docs):
     return [[(t.head.i, t.dep_) for t in doc] for doc in docs]
 
 
-def env_with_repo():
-    """The environment for a subprocess that must import the package under test."""
-    import spacy_dynoracle
-
-    package_root = str(Path(spacy_dynoracle.__file__).parents[1])
-    return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH")) if p))
 
 
 @pytest.fixture(scope="module")
