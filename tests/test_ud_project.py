@@ -389,6 +389,27 @@ def test_ablation_pairs_each_variant_with_the_baseline_of_the_same_seed():
     assert lines[4:] == ["| lift | +0.25 (1/2), 77.50 | +0.40 (1/1), 50.40 | +0.30 (2/3) |"]
 
 
+def test_report_picks_our_row_against_the_peers_on_dev_not_on_the_test_it_shows():
+    """Of the rows with the most seeds, the comparison with spaCy's parser and the peers shows
+    the one best on dev: a row ahead on test but behind on dev is not 'ours' (choosing on the
+    test set it reports would be selection on test)."""
+    import report
+
+    def run(tb, rid, system, seed, test_las, dev_las):
+        return dict(_fake_run(tb, rid, system, "dynamic" if system != "spacy" else None,
+                              system != "spacy", seed, test_las, 5.0),
+                    dev={"LAS": {"f1": dev_las}})
+
+    runs = []
+    for tb in ("UD_A", "UD_B"):
+        runs += [run(tb, "spacy_parser", "spacy", s, 60.0, 50.0) for s in (0, 1)]
+        runs += [run(tb, "arc_eager-dynamic", "arc_eager", s, 64.0, 51.0) for s in (0, 1)]
+        runs += [run(tb, "arc_eager-dynamic-k0-p1.0", "arc_eager", s, 62.0, 53.0) for s in (0, 1)]
+    text = "\n".join(report.summary(report.group(runs)))
+    assert "| A | 60.00 / 5.0 | 62.00 arc_eager-dynamic-k0-p1.0 (2) | +2.00 |" in text
+    assert "64.00 arc_eager-dynamic (2)" not in text
+
+
 def test_report_scores_with_gold_sentences_beside_the_segmenting_ones(tmp_path):
     """eval_test_gold_sents.json (evaluate_run.py --gold-sents) is read beside eval_test.json;
     UDPipe 1, which parses gold sentences, counts as scored both ways; the summary compares
