@@ -34,7 +34,7 @@ from thinc.api import Model
 
 from . import load_compiled
 
-PREFIX_LENGTHS = [1, 2, 3]           # lists: a filled config writes them as TOML lists in every spaCy 3.8.x
+PREFIX_LENGTHS = [1, 2, 3]           # lists, as a filled config writes them
 PREFIX_ROWS = [1000, 2000, 2500]
 SUFFIX_LENGTHS = [1, 2, 3, 4, 5]
 SUFFIX_ROWS = [1000, 2000, 2500, 2500, 2500]

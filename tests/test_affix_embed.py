@@ -19,6 +19,7 @@ from spacy.strings import hash_string
 from spacy.tokens import Doc
 from spacy.training import Example
 from spacy.util import fix_random_seed, load_config, load_model_from_config
+from thinc.api import Config
 
 from package_under_test import env_with_repo
 from spacy_dynoracle import load_compiled
@@ -121,7 +122,9 @@ def test_a_config_switches_to_it_by_its_architecture_alone(config):
     filled = nlp.config["components"]["tok2vec"]["model"]["embed"]
     assert list(filled["suffix_lengths"]) == list(SUFFIX_LENGTHS)
     # the saved config names the defaults it was built with, as lists
-    assert "\nsuffix_lengths = [1, 2, 3, 4, 5]\n" in nlp.config.to_str()
+    # (read back, not matched as text: confection's list spelling differs between 3.8.x)
+    saved = Config().from_str(nlp.config.to_str())["components"]["tok2vec"]["model"]["embed"]
+    assert saved["suffix_lengths"] == list(SUFFIX_LENGTHS)
 
 
 @pytest.mark.parametrize("affixes,message", [
