@@ -156,18 +156,11 @@ def penalty_sweep(nlp, path, penalties, select="all", n_sents=10, batch_size=64,
     value (set back to what it was afterwards). The components before the first parser run once; the parser and those after it
     run on copies of their output for every value (the parser reads the shared tok2vec's
     doc.tensor, which Doc.copy keeps)."""
-    from spacy_dynoracle.conllu_io import sentences_to_docs, words_only_copy
-    from spacy_dynoracle.corpus import read_sentences
-    from spacy_dynoracle.evaluate import evaluate_docs
-
     parsers = parser_names(nlp, has_penalty, f"--nonprojective-penalty {penalties}")
     names = [name for name, _ in nlp.pipeline]
     first = names.index(parsers[0])
-    sentences = list(read_sentences(path, select=select))
-    gold = list(sentences_to_docs(nlp.vocab, sentences, n_sents, keep_source=False))
-    inputs = [words_only_copy(doc, sent_starts=gold_sents) for doc in gold]
     with nlp.select_pipes(disable=names[first:]):
-        before = list(nlp.pipe(inputs, batch_size=batch_size))
+        gold, before = parse_gold_words(nlp, path, select, n_sents, batch_size, gold_sents)
     results = {}
     saved = {name: nlp.get_pipe(name).nonprojective_penalty for name in parsers}
     try:
@@ -177,13 +170,9 @@ def penalty_sweep(nlp, path, penalties, select="all", n_sents=10, batch_size=64,
             pred = [doc.copy() for doc in before]
             for name in names[first:]:
                 pred = list(nlp.get_pipe(name).pipe(pred, batch_size=batch_size))
-            result = evaluate_docs(gold, pred)
-            result.pop("PerLabel", None)
-            result.update(tagging_accuracy(gold, pred))
+            result = scores(gold, pred, path, select, n_sents, gold_sents)
             result["CrossingArcs"] = crossing_arcs(gold, pred)
-            result["settings"] = {"data": str(path), "select": select, "n_sents": n_sents,
-                                  "gold_sents": gold_sents, "nonprojective_penalty": penalty}
-            result["multi_root_sentences"] = multi_root_sentences(pred)
+            result["settings"]["nonprojective_penalty"] = penalty
             results[penalty] = result
     finally:       # the pipeline parses as before the sweep
         for name, penalty in saved.items():
@@ -191,17 +180,25 @@ def penalty_sweep(nlp, path, penalties, select="all", n_sents=10, batch_size=64,
     return results
 
 
-def evaluate(nlp, path, select="all", n_sents=10, batch_size=64, gold_sents=False):
-    from spacy_dynoracle.conllu_io import words_only_copy
+def scores(gold, pred, path, select, n_sents, gold_sents) -> dict:
+    """The scores of record of predicted Docs against the gold ones (no per-label table),
+    with the tagging accuracies, the data settings and the multi-root count."""
     from spacy_dynoracle.evaluate import evaluate_docs
 
-    gold, pred = parse_gold_words(nlp, path, select, n_sents, batch_size, gold_sents)
     result = evaluate_docs(gold, pred)
     result.pop("PerLabel", None)
     result.update(tagging_accuracy(gold, pred))
     result["settings"] = {"data": str(path), "select": select, "n_sents": n_sents,
                           "gold_sents": gold_sents}
     result["multi_root_sentences"] = multi_root_sentences(pred)
+    return result
+
+
+def evaluate(nlp, path, select="all", n_sents=10, batch_size=64, gold_sents=False):
+    from spacy_dynoracle.conllu_io import words_only_copy
+
+    gold, pred = parse_gold_words(nlp, path, select, n_sents, batch_size, gold_sents)
+    result = scores(gold, pred, path, select, n_sents, gold_sents)
     if gold_sents:      # scores only: the speed of record is that of the parser segmenting
         return result
     inputs = [words_only_copy(doc) for doc in gold]
