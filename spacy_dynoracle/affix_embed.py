@@ -39,9 +39,21 @@ PREFIX_ROWS = [1000, 2000, 2500]
 SUFFIX_LENGTHS = [1, 2, 3, 4, 5]
 SUFFIX_ROWS = [1000, 2000, 2500, 2500, 2500]
 SPACY_EXTRACTOR = "extract_features"       # spaCy's FeatureExtractor, replaced
+ARCHITECTURE, BASE_ARCHITECTURE = "spacy_dynoracle.AffixMultiHashEmbed.v1", "spacy.MultiHashEmbed.v2"
+AFFIX_KEYS = ("prefix_lengths", "prefix_rows", "suffix_lengths", "suffix_rows")
 
 
-@registry.architectures("spacy_dynoracle.AffixMultiHashEmbed.v1")
+def as_multi_hash_embed(block: dict) -> dict:
+    """An AffixMultiHashEmbed.v1 config block as the MultiHashEmbed.v2 block it extends: the
+    same settings without the affix keys (the baseline the affix embed is measured against,
+    now that the tagger configs use it)."""
+    if block.get("@architectures") != ARCHITECTURE:
+        raise ValueError(f"expected an {ARCHITECTURE} block, not {block.get('@architectures')!r}")
+    return {"@architectures": BASE_ARCHITECTURE,
+            **{k: v for k, v in block.items() if k != "@architectures" and k not in AFFIX_KEYS}}
+
+
+@registry.architectures(ARCHITECTURE)
 def build_affix_multi_hash_embed(
     width: int,
     attrs: List[Union[str, int]],

@@ -769,3 +769,49 @@ def test_report_shows_the_biaffine_parser_as_a_peer(tmp_path):
     assert "| A (tagger) | 61.00 / 6.0 | 63.00 arc_eager-dynamic (1) | +2.00 | 6.0 arc_eager-dynamic | " \
            "75.00 / 5.0 udpipe1-swap (1) | 72.00 / 6.0 biaffine (1) |" in gold
     assert report.oracle_pairs(report.group(runs)[("UD_A", "tagger")]) == []
+
+
+def test_adopted_runs_are_copied_only_when_the_current_configs_give_their_config(tmp_path, monkeypatch):
+    """adopt_runs: a `--variant` run whose override the configs have taken is copied under the
+    id without '+NAME' (run.json says where from); one whose saved config differs in anything
+    else is named and left, and the script fails."""
+    import json
+    import shutil
+
+    import adopt_runs
+    import matrix
+    from spacy.util import load_config, load_model_from_config
+    from train_one import train_command
+    from udproj import CONFIGS
+
+    adopted = tmp_path / "configs"
+    shutil.copytree(CONFIGS, adopted)
+    cfg = adopted / "dynoracle.cfg"
+    cfg.write_text(cfg.read_text().replace("extra_state_tokens = false", "extra_state_tokens = true"))
+    monkeypatch.setattr(adopt_runs, "CONFIGS", adopted)
+    settings = {"components.parser.model.extra_state_tokens": True}
+    files = {"train": tmp_path / "x-ud-train.conllu", "dev": None, "test": None}
+
+    def fake_run(seed, **changed):
+        run = matrix.with_variant(matrix.make_run("arc_eager", "dynamic"), "est")
+        folder = tmp_path / "src" / "UD_X" / "parser" / f"{run.id}-s{seed}"
+        cmd = train_command(run, files, folder, seed=seed, settings=settings)
+        _, overrides = adopt_runs.command_overrides(" ".join(map(str, cmd)))
+        nlp = load_model_from_config(load_config(CONFIGS / "dynoracle.cfg", overrides={**overrides, **changed},
+                                                 interpolate=False), auto_fill=True)
+        (folder / "model-best").mkdir(parents=True)
+        nlp.config.to_disk(folder / "model-best" / "config.cfg")
+        (folder / "run.json").write_text(json.dumps({
+            "treebank": "UD_X", "pipeline": "parser", "run": run.id, "system": "arc_eager",
+            "seed": seed, "command": " ".join(map(str, cmd)), "settings": {"settings": settings}}))
+
+    fake_run(0)
+    fake_run(1, **{"components.parser.model.hidden_width": 64})
+    with pytest.raises(SystemExit, match="1 run"):
+        adopt_runs.main(["--source", str(tmp_path / "src"), "--output", str(tmp_path / "new"),
+                         "--variant", "est"])
+    copy = tmp_path / "new" / "UD_X" / "parser" / "arc_eager-dynamic-s0"
+    info = json.loads((copy / "run.json").read_text())
+    assert info["run"] == "arc_eager-dynamic" and info["adopted_from"]["overrides"] == settings
+    assert (copy / "model-best" / "config.cfg").exists()
+    assert not (tmp_path / "new" / "UD_X" / "parser" / "arc_eager-dynamic-s1").exists()
