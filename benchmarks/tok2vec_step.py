@@ -2,8 +2,8 @@
 ÷ the same tok2vec with spaCy's MultiHashEmbed.v2 (issue 18 item 3), on the same batches.
 
 Both tok2vecs are configs/dynoracle_tagger.cfg's [components.tok2vec.model] (width 96, depth
-4), the affix one with only its embed's `@architectures` changed (its defaults: prefixes of
-1-3, suffixes of 1-5 characters). One step = begin_update on a batch of Docs, backprop of a
+4): the config's own affix embed (prefixes of 1-3, suffixes of 1-5 characters), and the same
+block without the affix keys as MultiHashEmbed.v2. One step = begin_update on a batch of Docs, backprop of a
 fixed random gradient, finish_update with Adam: what the tok2vec costs per update of the
 pipeline (the listeners' gradients summed into one). Steps are timed interleaved between the
 two models, several repetitions; the first pass over the Docs (the affix table filling) is
@@ -23,18 +23,20 @@ AFFIX = "spacy_dynoracle.AffixMultiHashEmbed.v1"
 
 
 def build_tok2vec(embed_architecture=None, width=None):
-    """The tagger config's tok2vec model, its embed switched to `embed_architecture`."""
+    """The tagger config's tok2vec model with its own embed (`embed_architecture` AFFIX) or
+    the MultiHashEmbed.v2 that one extends (None)."""
     from spacy.util import load_config, registry
 
     import spacy_dynoracle.architectures  # noqa: F401  registers AFFIX (an entry point once installed)
 
-    overrides = {}
-    if embed_architecture:
-        overrides["components.tok2vec.model.embed.@architectures"] = embed_architecture
-    if width:
-        overrides["components.tok2vec.model.encode.width"] = width
+    from spacy_dynoracle.affix_embed import as_multi_hash_embed
+
+    overrides = {"components.tok2vec.model.encode.width": width} if width else {}
     config = load_config(CONFIGS / "dynoracle_tagger.cfg", overrides=overrides, interpolate=True)
-    return registry.resolve({"model": config["components"]["tok2vec"]["model"]})["model"]
+    model = config["components"]["tok2vec"]["model"]
+    if embed_architecture != AFFIX:   # the config's embed is AFFIX; the baseline, the one it extends
+        model["embed"] = as_multi_hash_embed(model["embed"])
+    return registry.resolve({"model": model})["model"]
 
 
 def train_steps(model, optimizer, batches, gradients):

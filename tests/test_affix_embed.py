@@ -23,10 +23,11 @@ from thinc.api import Config
 
 from package_under_test import env_with_repo
 from spacy_dynoracle import load_compiled
-from spacy_dynoracle.affix_embed import PREFIX_LENGTHS, SUFFIX_LENGTHS, build_affix_multi_hash_embed
+from spacy_dynoracle.affix_embed import (ARCHITECTURE, PREFIX_LENGTHS, SUFFIX_LENGTHS, as_multi_hash_embed,
+                                         build_affix_multi_hash_embed)
 
 CONFIGS = Path(__file__).resolve().parents[1] / "configs"
-AFFIX = "spacy_dynoracle.AffixMultiHashEmbed.v1"
+AFFIX = ARCHITECTURE
 ATTRS = ["NORM", "PREFIX", "SUFFIX", "SHAPE"]
 ROWS = [5000, 1000, 2500, 2500]
 WORDS = ["Házban", "HÁZBAN", "ház", "a", "ÉS", "kertekben", "Rómában", "ab", "házban"]
@@ -157,12 +158,17 @@ def stems(n, seed):
 
 
 def tagger_nlp(architecture, width=32):
+    """A tok2vec + tagger pipeline from the tagger config (whose embed is AFFIX), with
+    `architecture`'s embed: AFFIX, or the MultiHashEmbed.v2 it extends."""
     cfg = load_config(CONFIGS / "spacy_parser_tagger.cfg", overrides={
-        "components.tok2vec.model.embed.@architectures": architecture,
         "components.tok2vec.model.encode.width": width, "components.tok2vec.model.encode.depth": 1,
         "nlp.pipeline": ["tok2vec", "tagger"]})
     for name in ("morphologizer", "parser"):
         del cfg["components"][name]
+    model = cfg["components"]["tok2vec"]["model"]
+    if architecture != AFFIX:
+        model["embed"] = as_multi_hash_embed(model["embed"])
+    assert model["embed"]["@architectures"] == architecture
     return load_model_from_config(cfg, auto_fill=True, validate=True)
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from spacy.util import load_config
 
+from spacy_dynoracle.affix_embed import as_multi_hash_embed
 from udproj import CONFIGS, PROJECT, dev_source, train_source, treebank_files
 
 CONFIG = CONFIGS / "dynoracle_tagger.cfg"
@@ -51,14 +52,23 @@ CHARACTER_EMBED = {"@architectures": "spacy.CharacterEmbed.v2",
 
 
 def screen_config(variant: str, epochs: int):
-    """The tagger pipeline's config cut to tok2vec + morphologizer, with `variant` applied."""
+    """The tagger pipeline's config cut to tok2vec + morphologizer, its embed MultiHashEmbed.v2,
+    with `variant` applied."""
     if variant not in VARIANTS:
         raise SystemExit(f"--variants: unknown variant {variant!r}; valid: {', '.join(VARIANTS)}")
     overrides = VARIANTS[variant]
-    # spaCy applies the dotted-key overrides itself, as `spacy train --key value` does
-    cfg = load_config(CONFIG, overrides={
-        "nlp.pipeline": ["tok2vec", "morphologizer"], "training.max_epochs": epochs,
-        "training.eval_frequency": 100, **(overrides if isinstance(overrides, dict) else {})})
+    # the screens' baseline ("base") is MultiHashEmbed.v2, the tagger config's embed before it
+    # took the affix one: each variant is overrides on top of it
+    cfg = load_config(CONFIG, overrides={"nlp.pipeline": ["tok2vec", "morphologizer"],
+                                         "training.max_epochs": epochs, "training.eval_frequency": 100})
+    model = cfg["components"]["tok2vec"]["model"]
+    model["embed"] = as_multi_hash_embed(model["embed"])
+    for key, value in (overrides.items() if isinstance(overrides, dict) else ()):
+        *path, last = key.split(".")        # as `spacy train --key value` sets it
+        node = cfg
+        for part in path:
+            node = node[part]
+        node[last] = value
     for name in ("tagger", "parser"):      # overrides cannot remove a section
         del cfg["components"][name]
     cfg["training"]["score_weights"] = {"pos_acc": 0.5, "morph_acc": 0.5}
