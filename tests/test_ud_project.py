@@ -774,7 +774,7 @@ def test_report_shows_the_biaffine_parser_as_a_peer(tmp_path):
 def test_adopted_runs_are_copied_only_when_the_current_configs_give_their_config(tmp_path, monkeypatch):
     """adopt_runs: a `--variant` run whose override the configs have taken is copied under the
     id without '+NAME' (run.json says where from); one whose saved config differs in anything
-    else is named and left, and the script fails."""
+    else is named and left, and the script fails; one still being scored waits."""
     import json
     import shutil
 
@@ -792,7 +792,7 @@ def test_adopted_runs_are_copied_only_when_the_current_configs_give_their_config
     settings = {"components.parser.model.extra_state_tokens": True}
     files = {"train": tmp_path / "x-ud-train.conllu", "dev": None, "test": None}
 
-    def fake_run(seed, **changed):
+    def fake_run(seed, finished=True, **changed):
         run = matrix.with_variant(matrix.make_run("arc_eager", "dynamic"), "est")
         folder = tmp_path / "src" / "UD_X" / "parser" / f"{run.id}-s{seed}"
         cmd = train_command(run, files, folder, seed=seed, settings=settings)
@@ -804,9 +804,12 @@ def test_adopted_runs_are_copied_only_when_the_current_configs_give_their_config
         (folder / "run.json").write_text(json.dumps({
             "treebank": "UD_X", "pipeline": "parser", "run": run.id, "system": "arc_eager",
             "seed": seed, "command": " ".join(map(str, cmd)), "settings": {"settings": settings}}))
+        if finished:
+            (folder / adopt_runs.LAST_SCORES).write_text("{}")
 
     fake_run(0)
     fake_run(1, **{"components.parser.model.hidden_width": 64})
+    fake_run(2, finished=False)            # still being scored: neither copied nor "left"
     with pytest.raises(SystemExit, match="1 run"):
         adopt_runs.main(["--source", str(tmp_path / "src"), "--output", str(tmp_path / "new"),
                          "--variant", "est"])
@@ -814,4 +817,5 @@ def test_adopted_runs_are_copied_only_when_the_current_configs_give_their_config
     info = json.loads((copy / "run.json").read_text())
     assert info["run"] == "arc_eager-dynamic" and info["adopted_from"]["overrides"] == settings
     assert (copy / "model-best" / "config.cfg").exists()
-    assert not (tmp_path / "new" / "UD_X" / "parser" / "arc_eager-dynamic-s1").exists()
+    for seed in (1, 2):
+        assert not (tmp_path / "new" / "UD_X" / "parser" / f"arc_eager-dynamic-s{seed}").exists()

@@ -23,6 +23,7 @@ from pathlib import Path
 from udproj import CONFIGS, run_dir
 
 PEERS = ("udpipe1", "biaffine")
+LAST_SCORES = "eval_test_gold_sents_last.json"   # run_matrix.py scores a run's model-last last
 IGNORED = ("paths",)                       # per-run file paths, not settings
 
 
@@ -101,6 +102,9 @@ def main(argv=None):
                 adopt(folder, info, args.output, info["run"], {}, args.dry_run)
             continue
         if not info["run"].endswith(suffix):
+            continue
+        if not (folder / LAST_SCORES).exists():
+            print(f"unfinished (no {LAST_SCORES} yet): {folder}")
             continue
         difference = config_difference(folder, info)
         if difference:
