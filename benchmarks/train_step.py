@@ -156,11 +156,12 @@ def main():
         oracle_cpu[key] /= args.reps * n_updates
     for (name, oracle), per in oracle_cpu.items():
         rest = statistics.median(times[(name, oracle)]) / n_updates - per
-        static = oracle_cpu.get((name, "static"))
+        ref = (name, "static" + (oracle[oracle.index("["):] if "[" in oracle else ""))
+        static = oracle_cpu.get(ref)   # the static oracle of the same variant
         # the static update with its oracle's CPU replaced by this one's, over the static update
         est = None
         if static is not None:
-            static_update = statistics.median(times[(name, "static")]) / n_updates
+            static_update = statistics.median(times[ref]) / n_updates
             est = (static_update - static + per) / static_update
         print(f"# {name} {oracle}: oracle {per:.4f} s/update (CPU), update minus oracle "
               f"{rest:.4f}, static update with this oracle ÷ static {est or float('nan'):.3f}")
