@@ -17,6 +17,11 @@ loop; its ratio is to the static oracle of the same variant.
         --systems lr_spine --oracles dynamic --batches 3 --batch-docs 2 --reps 6 \
         --variant exact_costs=false
 
+Systems with an oracle clock (lr_spine's `timed`) also print the oracle's CPU per update and
+the update minus it: on this loaded machine the update's median swings ±20% between runs, the
+oracle's own CPU much less, so "static update minus static oracle plus dynamic oracle" over
+the static update is the steadier estimate of the ratio.
+
 --model DIR starts every pipeline of its system from a trained pipeline instead (its
 weights, its system; the oracle and variant options set per pipeline), so that the model
 explores as a learning one does, not as an untrained one (issue 23's converged-run clause);
@@ -111,8 +116,13 @@ def main():
     n_updates = len(next(iter(batches.values())))
     times = {key: [] for key in pipes}
     sgds = {key: nlp.create_optimizer() for key, nlp in pipes.items()}
+    oracle_cpu = {}   # systems with an oracle clock (lr_spine): its CPU over the timed updates
     for key, nlp in pipes.items():   # warm-up
         time_updates(nlp, batches[key][:2], sgds[key])
+        moves = getattr(nlp.get_pipe("parser"), "moves", None)
+        if hasattr(moves, "timed"):
+            moves.timed = True
+            oracle_cpu[key] = -moves.oracle_stats()["oracle_cpu_s"]
     for _ in range(args.reps):
         for key, nlp in pipes.items():
             times[key].append(time_updates(nlp, batches[key], sgds[key]))
@@ -141,6 +151,22 @@ def main():
               f"{n_words / med:>10,.0f}{(f'{ratio:.3f}' if ratio else '-'):>10}{med / stock:>9.3f}")
         out.append({"system": name, "oracle": oracle, "seconds_per_update": summary(per),
                     "words_per_s": n_words / med, "ratio_to_static": ratio, "ratio_to_spacy": med / stock})
+    for key in oracle_cpu:   # per update: the oracle's CPU (mean), the update's median less it
+        oracle_cpu[key] += pipes[key].get_pipe("parser").moves.oracle_stats()["oracle_cpu_s"]
+        oracle_cpu[key] /= args.reps * n_updates
+    for (name, oracle), per in oracle_cpu.items():
+        rest = statistics.median(times[(name, oracle)]) / n_updates - per
+        ref = (name, "static" + (oracle[oracle.index("["):] if "[" in oracle else ""))
+        static = oracle_cpu.get(ref)   # the static oracle of the same variant
+        # the static update with its oracle's CPU replaced by this one's, over the static update
+        est = None
+        if static is not None:
+            static_update = statistics.median(times[ref]) / n_updates
+            est = (static_update - static + per) / static_update
+        print(f"# {name} {oracle}: oracle {per:.4f} s/update (CPU), update minus oracle "
+              f"{rest:.4f}, static update with this oracle ÷ static {est or float('nan'):.3f}")
+        out.append({"system": name, "oracle": oracle, "oracle_s_per_update": per,
+                    "rest_s_per_update": rest, "ratio_by_oracle_cpu": est})
     stats = {}
     for (name, oracle), nlp in pipes.items():
         moves = getattr(nlp.get_pipe("parser"), "moves", None)

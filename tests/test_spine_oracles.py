@@ -315,6 +315,33 @@ def test_lr_spine_oracle_paths_on_statec():
     sim, gold = run(["SHIFT"] * 2)
     assert sim.moves.last_oracle_path == "plain+mixed+next"
 
+
+def test_lr_spine_oracle_clock():
+    """`timed` (off by default) adds the oracle's CPU time to oracle_stats()["oracle_cpu_s"]
+    (benchmarks/train_step.py reads it: the update's CPU swings between runs on a loaded
+    machine, the oracle's own much less); the costs are the same with it on."""
+    heads = [1, 1, 3, 3, 3, 3, 5, 3]                # sentences {0, 1}, {2..7}
+
+    def walk(timed):
+        sim = Simulator("lr_spine", 8, max_k=2)
+        gold = load_compiled("system_base").DynGold(heads, [0] * 8)
+        sim.moves.attach_oracle(gold)
+        sim.moves.timed = timed
+        costs = []
+        for a in ["SHIFT"] * 3:                     # stack [0, 1, 2, 3]: a mixed stack
+            sim.apply(a)
+        for _ in range(50):                         # enough calls for the clock to tick
+            costs.append(sorted(sim.moves._sim_costs(sim.state, gold).items()))
+        for a in ["SHIFT"] * 3:
+            sim.apply(a)
+            costs.append(sorted(sim.moves._sim_costs(sim.state, gold).items()))
+        return sim.moves.oracle_stats(), costs
+
+    off, costs_off = walk(False)
+    on, costs_on = walk(True)
+    assert off["oracle_cpu_s"] == 0 and on["oracle_cpu_s"] > 0
+    assert on["states"] == off["states"] == 53 and costs_on == costs_off
+
 LR_SPINE_FIXTURES = [
     ([-1, 2, 0, 2, 0, 4, 0, 6], [([0], [0, 2, 3]), ([4], [4])], 5,
      {"sh": 0, "ra_1": 0, "ra_2": 1, "ra_3": 1}),                                   # S1
