@@ -18,8 +18,7 @@ import time
 import numpy
 
 from common import CONFIGS, load_examples, treebank_files
-
-AFFIX = "spacy_dynoracle.AffixMultiHashEmbed.v1"
+from spacy_dynoracle.affix_embed import ARCHITECTURE as AFFIX, as_multi_hash_embed
 
 
 def build_tok2vec(embed_architecture=None, width=None):
@@ -28,8 +27,6 @@ def build_tok2vec(embed_architecture=None, width=None):
     from spacy.util import load_config, registry
 
     import spacy_dynoracle.architectures  # noqa: F401  registers AFFIX (an entry point once installed)
-
-    from spacy_dynoracle.affix_embed import as_multi_hash_embed
 
     overrides = {"components.tok2vec.model.encode.width": width} if width else {}
     config = load_config(CONFIGS / "dynoracle_tagger.cfg", overrides=overrides, interpolate=True)

@@ -50,6 +50,17 @@ def time_updates(nlp, batches, sgd):
     return time.perf_counter() - start, time.process_time() - cpu
 
 
+def static_reference(pipelines, name, oracle):
+    """The (system, oracle) key of the reference of `oracle`'s ratios among `pipelines`: the
+    system's "static" oracle (swap: static-lazy, its "static"), of the same variant; None
+    without one."""
+    suffix = oracle[oracle.index("["):] if "[" in oracle else ""
+    ref = next((o + suffix for o in ("static", "static-lazy") if (name, o + suffix) in pipelines),
+               None) or next((o for (n, o) in pipelines if n == name and o.startswith("static")
+                              and (o.endswith(suffix) if suffix else "[" not in o)), None)
+    return (name, ref) if ref is not None else None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--treebank", default="UD_Hungarian-Szeged")
@@ -138,13 +149,7 @@ def main():
     out = []
     for (name, oracle), ts in times.items():
         med = statistics.median(ts)
-        # the reference: the system's "static" oracle (swap: static-lazy, its "static"), of
-        # the same variant
-        suffix = oracle[oracle.index("["):] if "[" in oracle else ""
-        ref = next((o + suffix for o in ("static", "static-lazy") if (name, o + suffix) in times),
-                   None) or next((o for (n, o) in times if n == name and o.startswith("static")
-                                  and (o.endswith(suffix) if suffix else "[" not in o)), None)
-        static = times.get((name, ref))
+        static = times.get(static_reference(times, name, oracle))
         ratio = med / statistics.median(static) if static else None
         per = [t / n_updates for t in ts]
         print(f"{name:14}{oracle:30}{statistics.median(per):>10.4f}{min(per):>9.4f}{max(per):>9.4f}"
@@ -156,8 +161,8 @@ def main():
         oracle_cpu[key] /= args.reps * n_updates
     for (name, oracle), per in oracle_cpu.items():
         rest = statistics.median(times[(name, oracle)]) / n_updates - per
-        ref = (name, "static" + (oracle[oracle.index("["):] if "[" in oracle else ""))
-        static = oracle_cpu.get(ref)   # the static oracle of the same variant
+        ref = static_reference(times, name, oracle)
+        static = oracle_cpu.get(ref)
         # the static update with its oracle's CPU replaced by this one's, over the static update
         est = None
         if static is not None:

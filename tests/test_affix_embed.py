@@ -200,8 +200,6 @@ def test_longer_suffixes_tag_words_a_3_character_suffix_cannot():
     assert accuracy["spacy.MultiHashEmbed.v2"] < 0.75, accuracy
 
 
-
-
 BUILD_BACKEND = all(importlib.util.find_spec(m) is not None for m in ("setuptools", "wheel"))
 
 

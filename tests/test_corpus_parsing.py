@@ -33,8 +33,6 @@ def trees(docs):
     return [[(t.head.i, t.dep_) for t in doc] for doc in docs]
 
 
-
-
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory):
     """A tiny trained pipeline on disk (attardi, degree 3: a non-default setting to carry)."""

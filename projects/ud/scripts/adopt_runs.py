@@ -32,8 +32,8 @@ def command_overrides(command: str) -> tuple:
     from spacy.cli._util import parse_config_overrides
 
     args = shlex.split(command)
-    config = next(Path(a).name for a in args if a.endswith(".cfg"))
-    rest = args[args.index(next(a for a in args if a.endswith(".cfg"))) + 1:]
+    at = next(i for i, a in enumerate(args) if a.endswith(".cfg"))
+    config, rest = Path(args[at]).name, args[at + 1:]
     if "--output" in rest:
         i = rest.index("--output")
         del rest[i:i + 2]

@@ -18,14 +18,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-from spacy.util import load_config
+from spacy.util import load_config, set_dot_to_object
 
-from spacy_dynoracle.affix_embed import as_multi_hash_embed
+from spacy_dynoracle.affix_embed import ARCHITECTURE, as_multi_hash_embed
 from udproj import CONFIGS, PROJECT, dev_source, train_source, treebank_files
 
 CONFIG = CONFIGS / "dynoracle_tagger.cfg"
 ROWS_2X = [10000, 2000, 5000, 2500]
-AFFIX = {"components.tok2vec.model.embed.@architectures": "spacy_dynoracle.AffixMultiHashEmbed.v1"}
+AFFIX = {"components.tok2vec.model.embed.@architectures": ARCHITECTURE}
 #: variant name -> config overrides (dotted keys), or "char" for spaCy's CharacterEmbed
 VARIANTS = {
     "base": {},
@@ -64,11 +64,7 @@ def screen_config(variant: str, epochs: int):
     model = cfg["components"]["tok2vec"]["model"]
     model["embed"] = as_multi_hash_embed(model["embed"])
     for key, value in (overrides.items() if isinstance(overrides, dict) else ()):
-        *path, last = key.split(".")        # as `spacy train --key value` sets it
-        node = cfg
-        for part in path:
-            node = node[part]
-        node[last] = value
+        set_dot_to_object(cfg, key, value)      # as `spacy train --key value` sets it
     for name in ("tagger", "parser"):      # overrides cannot remove a section
         del cfg["components"][name]
     cfg["training"]["score_weights"] = {"pos_acc": 0.5, "morph_acc": 0.5}
