@@ -20,7 +20,8 @@ def test_project_file_parses():
     assert config["workflows"]["quick"] == ["quick-runs", "quick-report"]
     assert config["workflows"]["matrix"] == ["matrix-runs", "matrix-udpipe", "matrix-report"]
     assert config["workflows"]["converged"] == ["converged-runs", "converged-udpipe", "biaffine-venv",
-                                                "converged-biaffine", "converged-report"]
+                                                "converged-biaffine", "converged-records",
+                                                "converged-report"]
     converged = next(c for c in config["commands"] if c["name"] == "converged-runs")["script"][0]
     assert "--pipelines tagger" in converged and "--patience" in converged
     for asset in config["assets"]:
@@ -819,3 +820,44 @@ def test_adopted_runs_are_copied_only_when_the_current_configs_give_their_config
     assert (copy / "model-best" / "config.cfg").exists()
     for seed in (1, 2):
         assert not (tmp_path / "new" / "UD_X" / "parser" / f"arc_eager-dynamic-s{seed}").exists()
+
+
+def test_kept_records_hold_what_the_report_reads_and_no_model(tmp_path):
+    """keep_records: a finished run's record has its scores, log, run.json and model-best's
+    config, not its model; a run still training is skipped; a re-scored run's record is
+    rewritten; and report.py reads the records as it reads the run folders."""
+    import json
+
+    import keep_records
+    import report
+
+    def fake_run(name, system="arc_eager", finished=True, las=60.0):
+        folder = tmp_path / "training" / "UD_X" / "tagger" / name
+        (folder / "model-best" / "parser").mkdir(parents=True, exist_ok=True)
+        (folder / "model-best" / "parser" / "model").write_bytes(b"\0" * 1000)
+        (folder / "model-best" / "config.cfg").write_text("[nlp]\n")
+        (folder / "run.json").write_text(json.dumps({
+            "treebank": "UD_X", "pipeline": "tagger", "run": name.rsplit("-s", 1)[0],
+            "system": system, "oracle": "dynamic", "seed": 0}))
+        (folder / "train_log.jsonl").write_text(json.dumps({"epoch": 1, "step": 100, "score": 0.5}) + "\n")
+        scores = {"LAS": {"f1": las}}
+        for split in ("dev", "test", "test_gold_sents") + (("test_gold_sents_last",) if finished else ()):
+            (folder / f"eval_{split}.json").write_text(json.dumps(scores))
+        return folder
+
+    fake_run("arc_eager-dynamic-s0")
+    fake_run("spacy_parser-s0", system="spacy", finished=False)
+    source, dest = tmp_path / "training", tmp_path / "records"
+    assert keep_records.keep(source, dest) == {"new": 1, "updated": 0, "same": 0, "unfinished": 1}
+    record = dest / "UD_X" / "tagger" / "arc_eager-dynamic-s0"
+    assert sorted(p.name for p in record.iterdir()) == [
+        "eval_dev.json", "eval_test.json", "eval_test_gold_sents.json", "eval_test_gold_sents_last.json",
+        "model-best.config.cfg", "run.json", "train_log.jsonl"]
+    assert not (dest / "UD_X" / "tagger" / "spacy_parser-s0").exists()
+    (run,) = report.load_runs(dest)
+    assert run["test"]["LAS"]["f1"] == 60.0 and run["log"][0]["step"] == 100
+
+    assert keep_records.keep(source, dest)["same"] == 1
+    fake_run("arc_eager-dynamic-s0", las=61.0)     # re-evaluated
+    assert keep_records.keep(source, dest)["updated"] == 1
+    assert json.loads((record / "eval_test.json").read_text())["LAS"]["f1"] == 61.0
