@@ -6,7 +6,7 @@ every converged run of 2026-11-27, and with them the per-seed scores those table
 of), so this copies what scripts/report.py, ablation.py and the notes read from each
 finished run into records/<protocol>/, which is committed:
 
-    run.json, eval_*.json, train_log.jsonl, and model-best's config.cfg and meta.json
+    run.json, eval_*.json, train_log.jsonl and model-best's config.cfg (about 20 KB a run)
 
 The layout is the run folders' (<treebank>/<pipeline>/<run>-s<seed>/), so every reader of
 run folders reads records too: `python scripts/report.py --output records/converged_affix`.
@@ -27,7 +27,7 @@ from pathlib import Path
 LAST_SCORES = "eval_test_gold_sents_last.json"   # run_matrix.py scores a run's model-last last
 PEERS = ("udpipe1", "biaffine")
 FILES = ("run.json", "train_log.jsonl")
-MODEL_FILES = ("config.cfg", "meta.json")        # from model-best/, the model that is scored
+MODEL_FILES = ("config.cfg",)     # model-best/config.cfg: the settings of the model that is scored
 
 
 def finished(folder: Path, info: dict) -> bool:
