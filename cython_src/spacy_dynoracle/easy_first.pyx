@@ -251,10 +251,10 @@ cdef class EasyFirst:
 
     oracle: "dynamic" (exact on every gold: cut at gold sentences, §5.3's formula on those
     with complete projective gold, the inside-outside DP of easy_first_oracle.pyx on the
-    others), "goldberg-nivre" (the formula
-    alone, exact on projective gold only: §9) or "static" (the non-deterministic static
-    oracle, §6). projective_formula=False makes "dynamic" run the DP on every gold (a check
-    of the DP against the formula and the brute force).
+    others), "goldberg-nivre" (the formula alone, exact on projective gold only: §9) or
+    "static" (the non-deterministic static oracle, §6). projective_formula=False makes
+    "dynamic" run the DP on every gold sentence (a check of the DP against the formula and
+    the brute force).
     """
     name = "easy_first"
     oracles = ORACLES
