@@ -108,8 +108,14 @@ def build_nlp(config_name, train_path, overrides=None, seed=0, limit=200):
 
 def system_overrides(name, oracle, **options):
     """Config overrides selecting system `name` with `oracle` and `options` (parsed values,
-    e.g. from parse_options): the system's own options go to its system_options."""
+    e.g. from parse_options): the system's own options go to its system_options; a system
+    that names its parser model (easy_first's pair scorer) gets it."""
+    from spacy_dynoracle import get_system_class
+
     out = {"components.parser.transition_system": name, "components.parser.oracle": oracle}
+    architecture = getattr(get_system_class(name), "model_architecture", None)
+    if architecture:
+        out["components.parser.model.@architectures"] = architecture
     for k, v in options.items():
         out[parser_option_key(name, k)] = v
     return out

@@ -71,6 +71,9 @@ def main():
     ap.add_argument("--variant", action="append", default=[],
                     help="comma-separated KEY=VALUE system options: one more pipeline per oracle "
                          "of each system that has them, repeatable")
+    ap.add_argument("--projectivize", choices=["true", "false"],
+                    help="the component's projectivize for every pipeline of the package "
+                         "(default: the config's, i.e. each system's own)")
     ap.add_argument("--batches", type=int, default=20, help="batches of --batch-docs Docs (10 sentences each)")
     ap.add_argument("--batch-docs", type=int, default=2)
     ap.add_argument("--min-sent-len", type=int, default=0,
@@ -96,6 +99,8 @@ def main():
             "transition_system"]
 
     def pipeline(name, overrides):
+        if args.projectivize:
+            overrides = {**overrides, "components.parser.projectivize": args.projectivize == "true"}
         if name != model_system:
             return build_nlp("dynoracle.cfg", train, overrides)
         import spacy
@@ -115,8 +120,8 @@ def main():
                 except Exception as err:  # an oracle that cannot be built is reported, not fatal
                     print(f"# {name} {oracle}{suffix}: {err!r}")
                     continue
-                for _, pipe in nlp.pipeline:
-                    if isinstance(pipe, dynparser.DynOracleParser):
+                for _, pipe in nlp.pipeline:   # EasyFirstParser too: not a DynOracleParser
+                    if isinstance(pipe, dynparser.ExplorationSchedule):
                         pipe.epoch = 10**6      # exploration on (past explore_after_epochs)
                 pipes[(name, oracle + suffix)] = nlp
     batches = {}   # the same Docs for every pipeline, in each pipeline's own vocab

@@ -9,7 +9,9 @@ import random
 
 import pytest
 
-from bruteforce import BruteForce, check_costs, is_projective, random_projective_tree, random_state
+from bruteforce import (
+    BruteForce, check_costs, is_projective, random_forest, random_projective_tree, random_state,
+)
 from spacy_dynoracle.testing import ListSimulator, Simulator
 from test_oracles import gold_tree, measure_inexact, run_exactness
 
@@ -199,3 +201,161 @@ def test_dp_agrees_with_the_formula_on_projective_gold():
         assert dp.costs(gold) == sim.costs(gold), (gold, sim)
         states += 1
     assert states == 150
+
+
+def sentences_gold(rng, sizes, kinds=("projective", "nonprojective")):
+    """Gold of contiguous sentences of the given sizes, each projective or not at random;
+    returns the heads and the sentences as word ranges."""
+    heads, spans = [], []
+    for size in sizes:
+        spans.append(range(len(heads), len(heads) + size))
+        heads += [h + len(heads) for h in random_forest(size, rng, rng.choice(kinds))]
+    return heads, spans
+
+
+def masked(gold, part):
+    """The gold of the words in part; the others' heads unknown (the brute force counts no
+    loss on them)."""
+    return [h if i in part else -1 for i, h in enumerate(gold)]
+
+
+@pytest.mark.parametrize("seed,n_golds", [(0, 150), pytest.param(1, 1500, marks=pytest.mark.slow)])
+def test_optimal_completions_decompose_at_gold_sentences(seed, n_golds):
+    """The cut the oracle makes (easy_first_oracle.pyx, ef_dynamic_costs), by exhaustive
+    search: in every random reachable state of multi-sentence gold (2-3 sentences, each
+    projective or not, n <= 7), the best reachable loss is the sum over the gold sentences
+    S of the best reachable loss counted on S's words alone (gold elsewhere unknown), i.e.
+    one completion is optimal for every sentence at once; also where a built arc crosses a
+    sentence boundary (counted: the argument does not need the built arcs). Negative
+    control: cut a non-projective sentence in two where a gold arc crosses the cut, and the
+    same sum falls below the best loss in some states (it can only be <=: a sum of minima)."""
+    rng = random.Random(seed)
+    states = crossing = controls = caught = 0
+    for _ in range(n_golds):
+        n = rng.randint(3, 7)
+        k = rng.choice([2, 2, 3]) if n >= 5 else 2
+        cuts = sorted(rng.sample(range(1, n), k - 1))
+        gold, spans = sentences_gold(rng, [b - a for a, b in zip([0] + cuts, cuts + [n])])
+        sentence = {i: s for s, span in enumerate(spans) for i in span}
+        whole = BruteForce(gold)
+        parts = [BruteForce(masked(gold, set(span))) for span in spans]
+        # the wrong cut: inside a sentence, under a gold arc between two of its words
+        wrong = None
+        for span in spans:
+            arcs = [(min(h, d), max(h, d)) for d, h in enumerate(gold) if d in span and h != d]
+            if not is_projective([h - span[0] for h in gold[span[0]:span[-1] + 1]]):
+                a, b = rng.choice(arcs)
+                at = rng.randint(a + 1, b)        # words a..at-1 | at..b: the arc crosses it
+                wrong = [BruteForce(masked(gold, {i for i in range(n) if i < at and sentence[i] == sentence[a]} | {i for i in range(n) if sentence[i] != sentence[a]})),
+                         BruteForce(masked(gold, {i for i in range(n) if i >= at and sentence[i] == sentence[a]}))]
+                break
+        start = Simulator("easy_first", n)
+        for sim in [start] + [random_state(start, gold, rng) for _ in range(6)]:
+            if sim.is_final():
+                continue
+            best = whole.minloss(sim)
+            assert best == sum(p.minloss(sim) for p in parts), (gold, spans, sim)
+            states += 1
+            heads = sim.heads()
+            crossing += any(h >= 0 and sentence[h] != sentence[d] for d, h in enumerate(heads))
+            if wrong is not None:
+                split = sum(p.minloss(sim) for p in wrong)
+                assert split <= best
+                controls += 1
+                caught += split < best
+    print(f"{states} states, {crossing} with a built arc across a gold sentence boundary; "
+          f"negative control: the wrong cut caught in {caught} of {controls}")
+    assert crossing > states // 10
+    assert caught > controls // 50           # 3 to 8% of the states, by the sampling
+
+
+def long_gold(rng, max_sents=5, max_len=14):
+    """Docs beyond the brute force's reach: 1-5 sentences of 1-14 words, each projective or
+    not, a third of the Docs with 20% of the heads unknown."""
+    heads, _ = sentences_gold(rng, [rng.randint(1, max_len) for _ in range(rng.randint(1, max_sents))])
+    if rng.random() < 1 / 3:
+        heads = [-1 if rng.random() < 0.2 else h for h in heads]
+    return heads
+
+
+@pytest.mark.parametrize("seed,n_docs", [(0, 150), pytest.param(1, 1500, marks=pytest.mark.slow)])
+def test_cut_oracle_equals_the_whole_list_dp(seed, n_docs):
+    """The oracle cut at gold sentences (the formula on complete projective ones, the DP on
+    the others; and with projective_formula=False the DP on each) gives the costs of the DP
+    over the whole pending list (exact by the brute force, test_oracles.py) on Docs of up
+    to 70 words, in random reachable states; and its DPs do less work (cubed sizes)."""
+    from spacy_dynoracle import load_compiled
+
+    table_cls = load_compiled("easy_first_oracle").EasyFirstGoldTable
+    rng = random.Random(seed)
+    states = dp_states = cut_cells = whole_cells = 0
+    for _ in range(n_docs):
+        gold = long_gold(rng)
+        n = len(gold)
+        table = table_cls(gold)
+        sim = Simulator("easy_first", n)
+        dp = Simulator("easy_first", n, projective_formula=False)
+        for _ in range(3):
+            sim = random_state(sim, gold, rng, max_steps=n // 2 + 1)
+            if sim.is_final():
+                break
+            dp.state = sim.state.copy()
+            reference = table.whole_list_costs(sim.stack())
+            expected = {a: reference[sim.moves.action_id(a)] for a in sim.actions()}
+            sim.moves.reset_oracle_stats()
+            assert sim.costs(gold) == expected, (gold, sim)
+            assert dp.costs(gold) == expected, (gold, sim)
+            stats = sim.moves.oracle_stats()
+            states += 1
+            dp_states += stats["dp_states"]
+            cut_cells += dp.moves.oracle_stats()["dp_cells"]
+            whole_cells += (len(sim.stack()) + 1) ** 3
+            dp.moves.reset_oracle_stats()
+    print(f"{states} states, {dp_states} ran the DP with the formula on; DP cells (sum of "
+          f"the cubed list sizes) {cut_cells} cut per sentence, {whole_cells} over the whole list")
+    assert states > 2 * n_docs
+    assert 0 < dp_states < states
+    assert cut_cells < whole_cells
+
+
+def test_gold_blocks_are_the_sentences():
+    """The gold table's blocks: the gold sentences of complete gold, each flagged for the
+    formula iff its gold is projective (its root arc included); a block with an unknown
+    head never takes the formula."""
+    from spacy_dynoracle import load_compiled
+
+    table_cls = load_compiled("easy_first_oracle").EasyFirstGoldTable
+    rng = random.Random(13)
+    for _ in range(200):
+        gold, spans = sentences_gold(rng, [rng.randint(1, 8) for _ in range(rng.randint(1, 4))])
+        blocks = table_cls(gold).blocks
+        assert [(a, b) for a, b, _ in blocks] == [(s[0], s[-1] + 1) for s in spans], gold
+        for (a, b, formula) in blocks:
+            assert formula == is_projective([h - a for h in gold[a:b]]), (gold, a, b)
+        partial = [-1 if rng.random() < 0.2 else h for h in gold]
+        for (a, b, formula) in table_cls(partial).blocks:
+            assert not formula or -1 not in partial[a:b], (partial, a, b)
+
+
+def test_dynamic_oracle_exact_with_the_gold_sentences_preset():
+    """The cut oracle assumes every projective tree over the pending list is a completion;
+    with the gold sentence boundaries preset (a Doc read with its sentences fixed: every
+    word a start or not), the moves allow only one root per sentence and no arc across one.
+    The costs stay exact there, by the brute force, in random reachable states of 2-3
+    sentences, n <= 7 (why: in a best tree with several roots in a sentence, every root but
+    the gold one can hang on a neighbouring root without losing a gold arc)."""
+    rng = random.Random(5)
+    states = 0
+    for _ in range(100):
+        n = rng.randint(3, 7)
+        k = 2 if n < 5 else rng.choice([2, 3])
+        cuts = sorted(rng.sample(range(1, n), k - 1))
+        gold, spans = sentences_gold(rng, [b - a for a, b in zip([0] + cuts, cuts + [n])])
+        firsts = {span[0] for span in spans}
+        start = Simulator("easy_first", n, sent_starts=[1 if i in firsts else -1 for i in range(n)])
+        bf = BruteForce(gold)
+        for sim in [start] + [random_state(start, gold, rng) for _ in range(4)]:
+            if not sim.is_final():
+                assert not check_costs(sim, bf)
+                states += 1
+    assert states > 200

@@ -38,12 +38,14 @@ ORACLE_CASES = [
      ("projective", "nonprojective", "multi", "uncovered", "partial")),
     ("attardi3-table", "attardi", {"degree": 3, "bounds": False},
      ("projective", "nonprojective", "multi", "uncovered", "partial")),
-    # easy_first (issue 22): GN13's arc-decomposition cost on complete projective gold, the
-    # inside-outside DP of easy_first_oracle.pyx otherwise: exact on every kind of gold;
-    # "-dp": the DP on every gold (docs/systems/easy_first.md)
-    ("easy_first", "easy_first", {}, ("projective", "nonprojective", "multi", "partial")),
+    # easy_first (issue 22): cut at gold sentences, GN13's arc-decomposition cost on those
+    # with complete projective gold, the inside-outside DP of easy_first_oracle.pyx on the
+    # others: exact on every kind of gold; "-dp": the DP on every sentence
+    # (docs/systems/easy_first.md)
+    ("easy_first", "easy_first", {},
+     ("projective", "nonprojective", "multi", "multi-nonprojective", "partial")),
     ("easy_first-dp", "easy_first", {"projective_formula": False},
-     ("projective", "nonprojective", "multi", "partial")),
+     ("projective", "nonprojective", "multi", "multi-nonprojective", "partial")),
 ]
 # label_sets="per_direction": each arc move carries the labels of its direction in word order,
 # and a gold label outside its direction's set backs off to "dep" (docs/conventions.md,

@@ -36,4 +36,5 @@ cdef class EasyFirst:
     cdef int oracle_kind            # index into easy_first.ORACLES
     cdef readonly bint projective_formula
     cdef readonly object cfg
+    cdef long long _stats[4]        # states, states with a DP block, DP items, DP cells
     cdef int action_costs(self, const EasyFirstC* st, const GoldC* gold, int* cost) except -1 nogil

@@ -34,7 +34,7 @@ from spacy.tokens.doc cimport Doc
 from .conventions cimport LEFT, RIGHT, ROOT, VIRTUAL_ROOT_NODE, word_node
 from .system_base cimport DynGold, GoldC, WordArcs, arc_label_cost, INVALID_COST
 from .easy_first_oracle cimport (
-    EFGold, EF_RIGHT, EF_LEFT, EasyFirstGoldTable, ef_dynamic_costs, ef_formula_costs,
+    EFGold, EFWork, EF_RIGHT, EF_LEFT, EasyFirstGoldTable, ef_dynamic_costs, ef_formula_costs,
     ef_static_costs, ef_first_zero,
 )
 from .system_base import MOVE_NAMES, EXPLORE_RULES
@@ -249,11 +249,12 @@ cdef class EasyFirstState(WordArcs):
 cdef class EasyFirst:
     """The easy-first system: options, oracles and the Python access the Simulator uses.
 
-    oracle: "dynamic" (exact on every gold: §5.3's formula on complete projective gold, the
-    inside-outside DP of easy_first_oracle.pyx otherwise), "goldberg-nivre" (the formula
-    alone, exact on projective gold only: §9) or "static" (the non-deterministic static
-    oracle, §6). projective_formula=False makes "dynamic" run the DP on every gold (a check
-    of the DP against the formula and the brute force).
+    oracle: "dynamic" (exact on every gold: cut at gold sentences, §5.3's formula on those
+    with complete projective gold, the inside-outside DP of easy_first_oracle.pyx on the
+    others), "goldberg-nivre" (the formula alone, exact on projective gold only: §9) or
+    "static" (the non-deterministic static oracle, §6). projective_formula=False makes
+    "dynamic" run the DP on every gold sentence (a check of the DP against the formula and
+    the brute force).
     """
     name = "easy_first"
     oracles = ORACLES
@@ -304,6 +305,7 @@ cdef class EasyFirst:
         """The unlabelled cost of every action of the layout (invalid ones included: the
         caller intersects with validity), by the chosen oracle."""
         cdef const EFGold* g = <const EFGold*>gold.extra
+        cdef EFWork work
         if g == NULL:
             with gil:
                 raise ValueError("easy_first: the gold has no oracle data; build it with "
@@ -312,10 +314,28 @@ cdef class EasyFirst:
             ef_static_costs(g, st.lam, st.size, st.in_list, cost)
         elif self.oracle_kind == ORACLE_FORMULA:
             ef_formula_costs(g, st.lam, st.size, st.in_list, cost)
-        elif ef_dynamic_costs(g, st.lam, st.size, st.in_list, self.projective_formula, cost) < 0:
-            with gil:
-                raise MemoryError()
+        else:
+            if ef_dynamic_costs(g, st.lam, st.size, st.in_list, self.projective_formula,
+                                cost, &work) < 0:
+                with gil:
+                    raise MemoryError()
+            self._stats[0] += 1
+            self._stats[1] += work.blocks > 0
+            self._stats[2] += work.items
+            self._stats[3] += work.cells
         return 0
+
+    def oracle_stats(self):
+        """Since the last reset_oracle_stats: the states the dynamic oracle costed, how many
+        ran the DP on some gold block (the others took the formula alone), the DP's list
+        items (summed over its blocks, the virtual root once per block) and its cells (the
+        sum of their cubes: the O(m^3) work)."""
+        names = ("states", "dp_states", "dp_items", "dp_cells")
+        return {name: int(self._stats[i]) for i, name in enumerate(names)}
+
+    def reset_oracle_stats(self):
+        for i in range(4):
+            self._stats[i] = 0
 
     # ---- names of actions: "ROOT", "RIGHT@i", "LEFT@i" (pair i of the pending list) ------
     def action_name(self, int action):

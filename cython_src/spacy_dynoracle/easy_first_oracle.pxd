@@ -24,6 +24,16 @@ cdef struct EFGold:
     int* kids            #   kids[kid_start[x]:kid_start[x + 1]]
     bint formula_exact   # complete and projective over 0..n: the arc-decomposition cost
                          # (§5.3) is exact in every reachable configuration (§3.1)
+    int* block_end       # [n_nodes] per word node, the last node of its gold block (the
+                         # gold sentences: oracle_arrays' gold_block_ends); [0] is 0
+    char* block_formula  # [n_nodes] at a block's last node: the block's gold is complete and
+                         # projective (with its root arc), so §5.3's formula is exact on it
+
+
+cdef struct EFWork:         # what the DP did in one ef_dynamic_costs call
+    int blocks           # gold blocks it ran on
+    int items            # sum of their list sizes (a block's pending items + the virtual root)
+    long long cells      # sum of the cubes of those sizes: the O(m^3) work
 
 
 cdef EFGold* ef_gold_new(const int* word_heads, int n_words) noexcept nogil
@@ -33,7 +43,7 @@ cdef void ef_formula_costs(const EFGold* g, const int* lam, int size, const char
                            int* cost) noexcept nogil
 cdef int ef_exact_costs(const EFGold* g, const int* lam, int size, int* cost) noexcept nogil
 cdef int ef_dynamic_costs(const EFGold* g, const int* lam, int size, const char* in_list,
-                          bint use_formula, int* cost) noexcept nogil
+                          bint use_formula, int* cost, EFWork* work) noexcept nogil
 cdef void ef_static_costs(const EFGold* g, const int* lam, int size, const char* in_list,
                           int* cost) noexcept nogil
 cdef int ef_first_zero(const int* cost, int size) noexcept nogil

@@ -19,6 +19,16 @@ easy_first_oracle.pxd; the system: easy_first.pyx; the maths: docs/systems/easy_
   leaf attached to its neighbour h, so its cost is best(lam) minus their best, which is
   inside + outside of the one Eisner item "d a leaf under its neighbour h" (C[h, d]):
   one inside-outside pass, O(size^3), gives every action's cost.
+* ef_dynamic_costs: the exact oracle training uses, cut at gold sentences (blocks). best(lam)
+  is the sum over the gold blocks B of best([root] + B's pending items) (a tree over lam
+  restricted to a block, its items with a head outside the block re-attached to the root,
+  stays projective and keeps every gold arc into the block, which only come from inside it
+  or from the root; the blocks' best trees side by side under the root are one projective
+  tree), whatever the built arcs, since the completions are the trees over lam whatever they
+  are. So an action's cost depends only on the block of its dependent: the DP runs per block,
+  and a block with complete projective gold needs only the formula (exact on any pending list
+  of its words, each one being reachable). tests/test_easy_first.py checks the decomposition
+  by exhaustive search (test_optimal_completions_decompose_at_gold_sentences).
 * ef_static_costs: the non-deterministic static oracle (§6: GN13's easy-first baseline):
   0 iff the action adds a gold arc whose dependent has no pending gold dependent, i.e. the
   gold tree stays reachable; 1 otherwise. Meaningful only where the gold tree is reachable.
@@ -27,7 +37,8 @@ from libc.stdlib cimport malloc, calloc, free
 
 from .conventions cimport VIRTUAL_ROOT_NODE, word_node, spec_head
 from .oracle_arrays cimport (
-    gold_arrays_new, gold_heads_array, gold_children, eisner_inside, add_floored,
+    gold_arrays_new, gold_heads_array, gold_children, gold_block_ends, eisner_inside,
+    add_floored,
 )
 
 
@@ -42,32 +53,43 @@ cdef EFGold* ef_gold_new(const int* word_heads, int n_words) noexcept nogil:
         return NULL
     g.n_nodes = n
     g.head = gold_arrays_new(n, &g.kid_start, &g.kids)
+    g.block_end = <int*>malloc(n * sizeof(int))
+    g.block_formula = <char*>malloc(n * sizeof(char))
     fill = <int*>malloc(n * sizeof(int))
-    if g.head == NULL or fill == NULL:
+    if g.head == NULL or g.block_end == NULL or g.block_formula == NULL or fill == NULL:
         free(fill)
         ef_gold_free(g)
         return NULL
     g.head[VIRTUAL_ROOT_NODE] = -1
-    g.formula_exact = True
     for x in range(n_words):
-        h = spec_head(word_heads[x], x, -1)
-        g.head[word_node(x)] = h
-        if h < 0:
-            g.formula_exact = False        # unknown heads: the DP (§9 covers complete gold)
+        g.head[word_node(x)] = spec_head(word_heads[x], x, -1)
     gold_children(g.head, n, g.kid_start, g.kids, fill)
+    gold_block_ends(g.head, n, fill, g.block_end)      # fill: scratch
     free(fill)
-    # projective over 0..n (root arcs from node 0 included): no two gold arcs cross
+    g.block_end[VIRTUAL_ROOT_NODE] = VIRTUAL_ROOT_NODE
+    for y in range(n):
+        g.block_formula[y] = 1
+    # a block takes the formula if its heads are known (§9 covers complete gold) and no two
+    # of its gold arcs cross (root arcs from node 0 included); arcs of different blocks
+    # never cross (a root arc from node 0 covers the earlier blocks whole)
     for y in range(1, n):
-        if not g.formula_exact:
-            break
+        if g.head[y] < 0:
+            g.block_formula[g.block_end[y]] = 0
+            continue
         a = g.head[y] if g.head[y] < y else y
         b = y if g.head[y] < y else g.head[y]
-        for d in range(y + 1, n):
+        for d in range(y + 1, g.block_end[y] + 1):
+            if g.head[d] < 0:
+                continue
             c = g.head[d] if g.head[d] < d else d
             x = d if g.head[d] < d else g.head[d]
             if (a < c < b < x) or (c < a < x < b):
-                g.formula_exact = False
+                g.block_formula[g.block_end[y]] = 0
                 break
+    g.formula_exact = True
+    for y in range(1, n):
+        if not g.block_formula[g.block_end[y]]:
+            g.formula_exact = False
     return g
 
 
@@ -77,6 +99,8 @@ cdef void ef_gold_free(void* data) noexcept nogil:
     if g == NULL:
         return
     free(g.head)            # and kid_start, kids (gold_arrays_new)
+    free(g.block_end)
+    free(g.block_formula)
     free(g)
 
 
@@ -230,13 +254,65 @@ cdef int ef_exact_costs(const EFGold* g, const int* lam, int size, int* cost) no
 
 
 cdef int ef_dynamic_costs(const EFGold* g, const int* lam, int size, const char* in_list,
-                          bint use_formula, int* cost) noexcept nogil:
-    """The exact dynamic oracle: §5.3's formula where it is exact (complete projective gold,
-    when use_formula), the DP everywhere else; -1 on allocation failure."""
-    if use_formula and g.formula_exact:
+                          bint use_formula, int* cost, EFWork* work) noexcept nogil:
+    """The exact dynamic oracle, cut at the gold blocks (module doc): §5.3's formula for the
+    actions whose dependent lies in a block with complete projective gold (when
+    use_formula), the DP over [root] + a block's pending items for the others; what the DP
+    did goes to work. -1 on allocation failure."""
+    cdef int i0, i1, j, L, d, end, removal
+    cdef int* local
+    cdef int* local_cost
+    work.blocks = 0
+    work.items = 0
+    work.cells = 0
+    if use_formula:
         ef_formula_costs(g, lam, size, in_list, cost)
-        return 0
-    return ef_exact_costs(g, lam, size, cost)
+        if g.formula_exact:
+            return 0
+    elif size >= 2:
+        cost[EF_LEFT] = 0                  # LEFT at pair 0: not a move
+    local = <int*>malloc(size * sizeof(int))
+    local_cost = <int*>malloc(2 * size * sizeof(int))
+    if local == NULL or local_cost == NULL:
+        free(local)
+        free(local_cost)
+        return -1
+    local[0] = VIRTUAL_ROOT_NODE
+    i0 = 1
+    while i0 < size:                       # the block of lam[i0] is lam[i0..i1]
+        end = g.block_end[lam[i0]]
+        i1 = i0
+        while i1 + 1 < size and lam[i1 + 1] <= end:
+            i1 += 1
+        if not (use_formula and g.block_formula[end]):
+            L = i1 - i0 + 1
+            for j in range(L):
+                local[j + 1] = lam[i0 + j]
+            if ef_exact_costs(g, local, L + 1, local_cost) < 0:
+                free(local)
+                free(local_cost)
+                return -1
+            work.blocks += 1
+            work.items += L + 1
+            work.cells += <long long>(L + 1) * (L + 1) * (L + 1)
+            # the pairs inside the block: their local costs
+            for j in range(1, L):
+                cost[2 * (i0 - 1 + j) + EF_RIGHT] = local_cost[2 * j + EF_RIGHT]
+                cost[2 * (i0 - 1 + j) + EF_LEFT] = local_cost[2 * j + EF_LEFT]
+            # an item leaving the list costs best(B) - best(B without it) - [the arc is
+            # gold]; the first term is any local action's cost plus its gold weight. The
+            # first item leaves by pair i0 - 1 (ROOT if i0 == 1), the last by LEFT at pair i1
+            d = lam[i0]
+            removal = local_cost[EF_RIGHT] + (g.head[d] == VIRTUAL_ROOT_NODE)
+            cost[2 * (i0 - 1) + EF_RIGHT] = removal - (g.head[d] == lam[i0 - 1])
+            if i1 + 1 < size:
+                d = lam[i1]
+                removal = local_cost[2 * (L - 1) + EF_RIGHT] + (g.head[d] == local[L - 1])
+                cost[2 * i1 + EF_LEFT] = removal - (g.head[d] == lam[i1 + 1])
+        i0 = i1 + 1
+    free(local)
+    free(local_cost)
+    return 0
 
 
 cdef void ef_static_costs(const EFGold* g, const int* lam, int size, const char* in_list,
@@ -268,3 +344,26 @@ cdef class EasyFirstGoldTable(OracleOwner):
     @property
     def formula_exact(self):
         return bool(self.c.formula_exact)
+
+    @property
+    def blocks(self):
+        """The gold blocks as word spans (start, end), with whether each takes the formula."""
+        out, start = [], 0
+        for x in range(1, self.c.n_nodes):
+            if self.c.block_end[x] == x:
+                out.append((start, x, bool(self.c.block_formula[x])))
+                start = x
+        return out
+
+    def whole_list_costs(self, pending):
+        """Every action's cost by the DP over the whole pending list (pending words, left
+        to right; the virtual root in front), not cut at blocks: the reference the cut
+        oracle is compared with beyond the brute force's reach (tests)."""
+        import numpy
+        cdef int[::1] lam = numpy.asarray([VIRTUAL_ROOT_NODE] + [word_node(w) for w in pending],
+                                          dtype=numpy.int32)
+        cdef int size = lam.shape[0]
+        cdef int[::1] cost = numpy.zeros((max(2 * (size - 1), 1),), dtype=numpy.int32)
+        if ef_exact_costs(self.c, &lam[0], size, &cost[0]) < 0:
+            raise MemoryError()
+        return list(cost[:2 * (size - 1)])
