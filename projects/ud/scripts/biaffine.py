@@ -146,11 +146,12 @@ def affix_feature_digest(conllu: Path, config: Path = REPO / "configs" / CONFIG)
     import spacy
     from spacy.util import load_config, registry
 
+    from spacy_dynoracle.affix_embed import AFFIX_EXTRACTOR
     from spacy_dynoracle.corpus import create_conllu_reader
 
-    embed_block = load_config(config, interpolate=False)["components"]["tok2vec"]["model"]["embed"]
-    embed = registry.resolve({"embed": {**embed_block, "width": 96}})["embed"]
-    extractor = next(node for node in embed.walk() if node.name == "extract_affix_features")
+    embed_block = load_config(config, interpolate=True)["components"]["tok2vec"]["model"]["embed"]
+    embed = registry.resolve({"embed": embed_block})["embed"]
+    extractor = next(node for node in embed.walk() if node.name == AFFIX_EXTRACTOR)
     docs = [eg.predicted for eg in create_conllu_reader(conllu)(spacy.blank("xx"))]
     features = extractor.predict(docs)
     digest = hashlib.sha256()
