@@ -39,6 +39,7 @@ PREFIX_ROWS = [1000, 2000, 2500]
 SUFFIX_LENGTHS = [1, 2, 3, 4, 5]
 SUFFIX_ROWS = [1000, 2000, 2500, 2500, 2500]
 SPACY_EXTRACTOR = "extract_features"       # spaCy's FeatureExtractor, replaced
+AFFIX_EXTRACTOR = "extract_affix_features"  # ours, in its place
 ARCHITECTURE, BASE_ARCHITECTURE = "spacy_dynoracle.AffixMultiHashEmbed.v1", "spacy.MultiHashEmbed.v2"
 AFFIX_KEYS = ("prefix_lengths", "prefix_rows", "suffix_lengths", "suffix_rows")
 
@@ -86,7 +87,7 @@ def build_affix_multi_hash_embed(
 def AffixFeatureExtractor(attrs: list, affixes) -> Model:
     """Docs (or Spans) -> one uint64 array each: the columns of `attrs` (Doc.to_array, as
     spaCy's FeatureExtractor), then the affix hashes of `affixes` (an AffixHashes)."""
-    return Model("extract_affix_features", partial(affix_features_forward, affixes),
+    return Model(AFFIX_EXTRACTOR, partial(affix_features_forward, affixes),
                  attrs={"columns": attrs, "prefix_lengths": list(affixes.prefix_lengths),
                         "suffix_lengths": list(affixes.suffix_lengths)})
 

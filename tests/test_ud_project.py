@@ -734,6 +734,31 @@ def test_biaffine_venv_pipeline_parses_in_another_python(tmp_path, monkeypatch):
     assert seconds > 0 and cpu > 0
 
 
+AFFIX_WORDS = ["Gallia", "est", "omnis", "dīvīsa", "in", "partēs", "trēs", ",", "ΜΗΝΙΝ", "ἄειδε",
+               "θεὰ", "Ábécé", "ŐRÜLT", "x", "1984", "İstanbul", "Straße", "ﬁnis", "e-mail", "."]
+
+
+def test_affix_features_are_the_same_in_the_biaffine_venv(tmp_path):
+    """The biaffine venv's build of affix_hashes.pyx (against spaCy 3.7) gives the embed of
+    configs/biaffine_tagger.cfg the same feature columns (NORM, PREFIX, SUFFIX, SHAPE and the
+    affix hashes) as the package's build here, for the same Docs: Greek, Hungarian and Latin
+    words, capitals whose lower case is longer (İ), ligatures, digits and punctuation.
+    Skipped where the venv has not been made (`spacy project run biaffine-venv`)."""
+    from biaffine import DEFAULT_VENV, affix_feature_digest, affix_feature_digest_in_venv, venv_ready
+
+    if not venv_ready(DEFAULT_VENV):
+        pytest.skip(f"no biaffine venv at {DEFAULT_VENV}")
+    conllu = tmp_path / "words.conllu"
+    conllu.write_text("".join(f"{i}\t{w}\t_\tX\t_\t_\t{0 if i == 1 else 1}\t{'root' if i == 1 else 'dep'}\t_\t_\n"
+                              + ("\n" if i % 5 == 0 else "")
+                              for i, w in ((n % 5 + 1, w) for n, w in enumerate(AFFIX_WORDS))), encoding="utf-8")
+    here = affix_feature_digest(conllu)
+    venv = affix_feature_digest_in_venv(conllu, DEFAULT_VENV / "bin" / "python")
+    assert here["spacy"].startswith("3.8.") and venv["spacy"].startswith("3.7.")
+    assert (here["docs"], here["tokens"], here["columns"]) == (1, len(AFFIX_WORDS), 4 + 3 + 5)
+    assert {k: v for k, v in venv.items() if k != "spacy"} == {k: v for k, v in here.items() if k != "spacy"}
+
+
 def test_report_shows_the_biaffine_parser_as_a_peer(tmp_path):
     """A biaffine run is a peer: its own column beside UDPipe 1 in the comparison with ours,
     never 'best of ours', no dynamic-vs-static pair; unlike UDPipe it segments, so its test

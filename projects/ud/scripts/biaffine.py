@@ -15,11 +15,23 @@ tags, morphology and sentence boundaries. The sentence boundaries are the senter
 preset gold ones): the arc predicter decodes a maximum spanning tree within each sentence and
 may give it more than one root, so boundaries read off the tree would not be the pipeline's.
 
+The tok2vec embeds affixes as in the other tagger configs (`spacy_dynoracle.AffixMultiHashEmbed.v1`,
+affix_embed.py). Its one compiled module, affix_hashes.pyx, is built a second time in the venv,
+against the venv's spaCy 3.7, by the repo's own setup.py run on a copy of the sources
+(`DYNORACLE_MODULES=affix_hashes`), into AFFIX_BUILD inside the venv with its own
+_build_info.py; biaffine_code.py puts that directory first on `spacy_dynoracle.__path__`, so
+`load_compiled("affix_hashes")` finds the venv's build and checks it against the venv's spaCy.
+`--affix-features` prints a digest of the embed's feature columns for the words of a CoNLL-U
+file, in either environment, to check that both give the same hashes.
+
 The part of this file that runs in the venv (`--parse`) imports only the standard library and
 spaCy.
 """
 import argparse
+import hashlib
 import json
+import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -36,9 +48,18 @@ DEFAULT_VENV = PROJECT / ".venv-biaffine"
 DEFAULT_TORCH = "torch==2.13.0+cpu"
 #: spaCy 3.7's CLI imports click, which the typer releases it allows no longer pull in
 REQUIREMENTS = ("spacy>=3.7.5,<3.8.0", "spacy-experimental==0.6.4", "click>=8.0,<9")
-CHECK = ("import spacy, spacy_experimental, torch; "
+#: what building affix_hashes.pyx needs in the venv (pyproject.toml's build requirement)
+BUILD_REQUIREMENTS = ("cython>=3.0,<4",)
+REPO = PROJECT.parents[1]
+#: the affix embed's compiled module, built against the venv's spaCy (relative to the venv):
+#: AFFIX_BUILD/spacy_dynoracle/ holds affix_hashes.*.so and its _build_info.py
+AFFIX_BUILD = Path("dynoracle-affix")
+AFFIX_MODULE = "affix_hashes"
+CHECK = ("import sys; sys.path.insert(0, %r); import biaffine_code, spacy, spacy_experimental, torch; "
          "from spacy_experimental.biaffine_parser.arc_predicter import ArcPredicter; "
-         "assert spacy.__version__.startswith('3.7.'), spacy.__version__; print(spacy.__version__)")
+         "import spacy_dynoracle; spacy_dynoracle.load_compiled(%r); "
+         "assert spacy.__version__.startswith('3.7.'), spacy.__version__; print(spacy.__version__)"
+         % (str(CODE.parent), AFFIX_MODULE))
 
 
 # ----------------------------------------------------------------------------- the venv
@@ -76,12 +97,74 @@ def make_venv(venv, torch_requirement=DEFAULT_TORCH) -> Path:
     if not (venv / "bin" / "python").exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", *REQUIREMENTS,
-                    torch_requirement], check=True)
+                    *BUILD_REQUIREMENTS, torch_requirement], check=True)
+    build_affix_module(venv)
     if not venv_ready(venv):
-        raise SystemExit(f"{venv}: spaCy 3.7, spacy_experimental or torch does not import after "
-                         f"the install; check `{venv / 'bin' / 'python'} -c \"{CHECK}\"`")
+        raise SystemExit(f"{venv}: spaCy 3.7, spacy_experimental, torch or the affix module does "
+                         f"not import after the install; check `{venv / 'bin' / 'python'} -c \"{CHECK}\"`")
     print(f"biaffine venv made: {venv}", flush=True)
     return venv
+
+
+def affix_build_dir(venv) -> Path:
+    """The directory that biaffine_code.py puts first on spacy_dynoracle.__path__ in `venv`."""
+    return Path(venv) / AFFIX_BUILD / "spacy_dynoracle"
+
+
+def build_affix_module(venv) -> Path:
+    """Build affix_hashes.pyx against the venv's spaCy with the repo's setup.py, on a copy of
+    setup.py and cython_src (without generated .cpp or built .so, which belong to the build
+    against spaCy 3.8 and would be taken as up to date), and put the module and the
+    _build_info.py that setup.py writes into affix_build_dir(venv)."""
+    python, target = Path(venv).absolute() / "bin" / "python", affix_build_dir(venv)
+    with tempfile.TemporaryDirectory(prefix="biaffine-affix-") as tmp:
+        tmp = Path(tmp)
+        shutil.copy2(REPO / "setup.py", tmp)
+        shutil.copytree(REPO / "cython_src", tmp / "cython_src",
+                        ignore=shutil.ignore_patterns("*.cpp", "*.so", "__pycache__"))
+        (tmp / "spacy_dynoracle").mkdir()
+        subprocess.run([str(python), "setup.py", "build_ext", "--inplace"], cwd=tmp, check=True,
+                       env={**os.environ, "DYNORACLE_MODULES": AFFIX_MODULE})
+        built = [*(tmp / "spacy_dynoracle").glob(f"{AFFIX_MODULE}.*.so"), tmp / "spacy_dynoracle" / "_build_info.py"]
+        if target.exists():
+            shutil.rmtree(target)
+        target.mkdir(parents=True)
+        for path in built:
+            shutil.copy2(path, target)
+    print(f"affix module built against the venv's spaCy: {target}", flush=True)
+    return target
+
+
+# ----------------------------------------------------------------------------- affix features
+
+def affix_feature_digest(conllu: Path, config: Path = REPO / "configs" / CONFIG) -> dict:
+    """The feature columns that the tok2vec embed of `config` reads for the training Docs of
+    `conllu` (the package's CoNLL-U reader, 10 sentences per Doc, words only, in a blank `xx`
+    pipeline): a sha256 over the uint64 arrays, with the counts. The same digest in this
+    environment and in the venv means both embed the same hashes."""
+    import numpy
+    import spacy
+    from spacy.util import load_config, registry
+
+    from spacy_dynoracle.affix_embed import AFFIX_EXTRACTOR
+    from spacy_dynoracle.corpus import create_conllu_reader
+
+    embed_block = load_config(config, interpolate=True)["components"]["tok2vec"]["model"]["embed"]
+    embed = registry.resolve({"embed": embed_block})["embed"]
+    extractor = next(node for node in embed.walk() if node.name == AFFIX_EXTRACTOR)
+    docs = [eg.predicted for eg in create_conllu_reader(conllu)(spacy.blank("xx"))]
+    features = extractor.predict(docs)
+    digest = hashlib.sha256()
+    for array in features:
+        digest.update(numpy.ascontiguousarray(array, dtype="uint64").tobytes())
+    return {"sha256": digest.hexdigest(), "docs": len(docs), "tokens": sum(len(d) for d in docs),
+            "columns": int(features[0].shape[1]), "spacy": spacy.__version__}
+
+
+def affix_feature_digest_in_venv(conllu: Path, python: Path) -> dict:
+    out = subprocess.run([str(python), str(Path(__file__).resolve()), "--affix-features", str(conllu)],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
 
 
 # ----------------------------------------------------------------------------- parsing
@@ -192,6 +275,9 @@ def main(argv=None):
     ap.add_argument("--torch", default=DEFAULT_TORCH, help=f"torch requirement (default {DEFAULT_TORCH})")
     ap.add_argument("--parse", nargs=3, type=Path, metavar=("MODEL", "INPUT", "OUTPUT"),
                     help="(in the venv) parse INPUT's Docs with MODEL into OUTPUT")
+    ap.add_argument("--affix-features", type=Path, metavar="CONLLU",
+                    help="print the digest of the embed's feature columns for CONLLU's words as JSON "
+                         "(in the venv: the venv's build; here: the package's)")
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--timed", action="store_true", help="with --parse: time a second pass")
     args = ap.parse_args(argv)
@@ -199,8 +285,14 @@ def main(argv=None):
         make_venv(args.make_venv, args.torch)
     elif args.parse:
         parse_in_venv(*args.parse, batch_size=args.batch_size, timed=args.timed)
+    elif args.affix_features:
+        if affix_build_dir(sys.prefix).exists():    # in the venv: its build of the module
+            import biaffine_code  # noqa: F401
+        else:
+            import spacy_dynoracle.affix_embed  # noqa: F401
+        print(json.dumps(affix_feature_digest(args.affix_features)))
     else:
-        ap.error("give --make-venv VENV or --parse MODEL INPUT OUTPUT")
+        ap.error("give --make-venv VENV, --parse MODEL INPUT OUTPUT or --affix-features CONLLU")
 
 
 if __name__ == "__main__":
