@@ -353,6 +353,17 @@ cdef inline void append(Spine* sp, int node, int dep, int K) noexcept nogil:
         sp.len += 1
 
 
+cdef inline int items_after(const int* first, const int* nxt, int x, int i) noexcept nogil:
+    """The items on node x's list (LRSWork.mark_pending: by decreasing position, first[x],
+    then nxt[k]) at a position after i."""
+    cdef int n = 0
+    cdef int k = first[x]
+    while k > i:
+        n += 1
+        k = nxt[k]
+    return n
+
+
 cdef inline int stranded(const LRSGold* g, const int* unatt, int x, bint right,
                          int skip) noexcept nogil:
     """The gold dependents of node x still to attach (unatt) on its right (right) or left
@@ -809,21 +820,13 @@ cdef class LRSWork:
         spine (stack items σL[k], k > i) or right spine (right items rootR[k], k > j): walks
         mark_pending's per-head lists of such items (decreasing k), so it costs the items
         counted, not every gold child of the spine nodes."""
-        cdef int s, x, k, n = 0
+        cdef int s, n = 0
         for s in range(e.ls.len):
-            x = e.ls.node[s]
-            if x >= 0:
-                k = self.lfirst[x]
-                while k > i:
-                    n += 1
-                    k = self.lnext[k]
+            if e.ls.node[s] >= 0:
+                n += items_after(self.lfirst.data(), self.lnext.data(), e.ls.node[s], i)
         for s in range(e.rs.len):
-            x = e.rs.node[s]
-            if x >= 0:
-                k = self.rfirst[x]
-                while k > j:
-                    n += 1
-                    k = self.rnext[k]
+            if e.rs.node[s] >= 0:
+                n += items_after(self.rfirst.data(), self.rnext.data(), e.rs.node[s], j)
         return n
 
     cdef int F(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil:
