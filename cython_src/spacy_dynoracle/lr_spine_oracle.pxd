@@ -6,6 +6,7 @@
 # end), word i is node i+1. A configuration is a stack of elements (bottom -> top), each given by
 # its root and its left and right spines, root first, cut at depth K (deeper spine nodes are dead:
 # depths never decrease, §6 P12), and the first buffer node b.
+cimport cython
 from libc.stdint cimport int32_t
 from libcpp.vector cimport vector
 
@@ -69,6 +70,7 @@ cdef int lrs_gold_build(LRSGold* g, const int32_t* heads, int n) noexcept nogil
 cdef void lrs_gold_free(LRSGold* g) noexcept nogil
 
 
+@cython.final   # no subclass: direct calls to the cdef methods (the DP's inner ones inline)
 cdef class LRSWork:
     """Scratch of the DP, reused across states (one per transition system)."""
     cdef vector[vector[Entry]] cells
@@ -105,8 +107,8 @@ cdef class LRSWork:
     cdef vector[int] sufL, sufR    # sure losses of the items after i (stack) / j (right)
     cdef vector[int] pend          # dp: pending items of cell (i, j) at i * (lR + 2) + j
     cdef int pend_w                # its row width, lR + 2
-    cdef const LRSElem* cur_el     # dp: the elements (insert's credit of pending items)
-    cdef int cur_lL
+    cdef vector[int] lfirst, lnext # spine_credit: per head node, its pending stack items
+    cdef vector[int] rfirst, rnext # ... and right items (mark_pending builds, dp clears)
     cdef vector[LRSMemo] memo      # ring of exact successor values (the next state's bound)
     cdef int memo_next
     cdef int prn[2 * LRS_MAXK + 1]                 # successor_values: value pruned (> bound)

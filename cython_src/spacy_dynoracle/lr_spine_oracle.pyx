@@ -353,6 +353,17 @@ cdef inline void append(Spine* sp, int node, int dep, int K) noexcept nogil:
         sp.len += 1
 
 
+cdef inline int items_after(const int* first, const int* nxt, int x, int i) noexcept nogil:
+    """The items on node x's list (LRSWork.mark_pending: by decreasing position, first[x],
+    then nxt[k]) at a position after i."""
+    cdef int n = 0
+    cdef int k = first[x]
+    while k > i:
+        n += 1
+        k = nxt[k]
+    return n
+
+
 cdef inline int stranded(const LRSGold* g, const int* unatt, int x, bint right,
                          int skip) noexcept nogil:
     """The gold dependents of node x still to attach (unatt) on its right (right) or left
@@ -678,8 +689,14 @@ cdef class LRSWork:
         if self.thresh < LRS_INF:
             for t in range(lL):
                 self.sure[el[t].root] = 0
+                h = g.head[el[t].root]
+                if h >= 0:
+                    self.lfirst[h] = 0
             for t in range(nR):
                 self.sure[self.R[t]] = 0
+                h = g.head[self.R[t]]
+                if h >= 0:
+                    self.rfirst[h] = 0
         return best
 
     cdef void mark_sure(self, const LRSGold* g, const LRSElem* el, int nE, int b,
@@ -739,10 +756,27 @@ cdef class LRSWork:
         cdef int k, d, h, p, q, r1, r2, c1, c2, i, j
         cdef int* D
         self.pend_w = W
-        self.cur_el = el
-        self.cur_lL = lL
         self.pend.assign((lL + 2) * W, 0)
         D = self.pend.data()
+        # spine_credit's lists: per head node, its non-sure dependents among the stack items
+        # σL[k] (k >= 2) and among the right items rootR[k] (k >= 2), by decreasing k
+        if <int>self.lfirst.size() < self.g.n + 2:
+            self.lfirst.resize(self.g.n + 2, 0)
+            self.rfirst.resize(self.g.n + 2, 0)
+        if <int>self.lnext.size() < lL + 2:
+            self.lnext.resize(lL + 2, 0)
+        if <int>self.rnext.size() < lR + 2:
+            self.rnext.resize(lR + 2, 0)
+        for k in range(2, lL + 1):
+            d = el[lL - k].root
+            if d > 0 and not self.sure[d] and g.head[d] >= 0:
+                self.lnext[k] = self.lfirst[g.head[d]]
+                self.lfirst[g.head[d]] = k
+        for k in range(2, lR + 1):
+            d = self.rootR[k]
+            if d > 0 and not self.sure[d] and g.head[d] >= 0:
+                self.rnext[k] = self.rfirst[g.head[d]]
+                self.rfirst[g.head[d]] = k
         for k in range(2, lL + lR + 1):
             if k <= lL:                      # stack item σL[k]
                 d = el[lL - k].root
@@ -783,25 +817,16 @@ cdef class LRSWork:
 
     cdef int spine_credit(self, const Entry* e, int i, int j) noexcept nogil:
         """The pending items of cell (i, j) (mark_pending) whose gold head is on e's left
-        spine (stack items σL[k], k > i) or right spine (right items rootR[k], k > j)."""
-        cdef const LRSGold* g = self.g
-        cdef int side, s, kk, c, x, p, n = 0
-        cdef const Spine* sp
-        for side in range(2):
-            sp = &e.ls if side == 0 else &e.rs
-            for s in range(sp.len):
-                x = sp.node[s]
-                if x < 0:
-                    continue
-                for kk in range(g.kid_start[x], g.kid_start[x + 1]):
-                    c = g.kids[kk]
-                    if self.sure[c]:
-                        continue
-                    if side == 0:       # a stack item below i: the root of σL[posL[c]]
-                        p = self.posL[c]
-                        n += p > i and p <= self.cur_lL and self.cur_el[self.cur_lL - p].root == c
-                    else:               # a right item after j
-                        n += self.posR[c] > j
+        spine (stack items σL[k], k > i) or right spine (right items rootR[k], k > j): walks
+        mark_pending's per-head lists of such items (decreasing k), so it costs the items
+        counted, not every gold child of the spine nodes."""
+        cdef int s, n = 0
+        for s in range(e.ls.len):
+            if e.ls.node[s] >= 0:
+                n += items_after(self.lfirst.data(), self.lnext.data(), e.ls.node[s], i)
+        for s in range(e.rs.len):
+            if e.rs.node[s] >= 0:
+                n += items_after(self.rfirst.data(), self.rnext.data(), e.rs.node[s], j)
         return n
 
     cdef int F(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil:
