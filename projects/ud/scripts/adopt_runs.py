@@ -20,10 +20,8 @@ import shlex
 import shutil
 from pathlib import Path
 
-from udproj import CONFIGS, run_dir
+from udproj import CONFIGS, LAST_SCORES, PEER_SYSTEMS, run_dir
 
-PEERS = ("udpipe1", "biaffine")
-LAST_SCORES = "eval_test_gold_sents_last.json"   # run_matrix.py scores a run's model-last last
 IGNORED = ("paths",)                       # per-run file paths, not settings
 
 
@@ -97,7 +95,7 @@ def main(argv=None):
     left = 0
     for path in sorted(args.source.glob("*/*/*/run.json")):
         folder, info = path.parent, json.loads(path.read_text(encoding="utf-8"))
-        if info["system"] in PEERS:
+        if info["system"] in PEER_SYSTEMS:
             if args.peers:
                 adopt(folder, info, args.output, info["run"], {}, args.dry_run)
             continue

@@ -24,14 +24,14 @@ import json
 import shutil
 from pathlib import Path
 
-LAST_SCORES = "eval_test_gold_sents_last.json"   # run_matrix.py scores a run's model-last last
-PEERS = ("udpipe1", "biaffine")
+from udproj import LAST_SCORES, PEER_SYSTEMS
+
 FILES = ("run.json", "train_log.jsonl")
 MODEL_FILES = ("config.cfg",)     # model-best/config.cfg: the settings of the model that is scored
 
 
 def finished(folder: Path, info: dict) -> bool:
-    if info.get("system") in PEERS:
+    if info.get("system") in PEER_SYSTEMS:
         return (folder / "eval_test.json").exists()
     return (folder / LAST_SCORES).exists()
 

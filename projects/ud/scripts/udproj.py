@@ -9,6 +9,8 @@ from pathlib import Path
 PROJECT = Path(__file__).resolve().parents[1]          # projects/ud
 REPO = PROJECT.parents[1]                               # the spacy-dynoracle repo
 CONFIGS = REPO / "configs"
+PEER_SYSTEMS = ("udpipe1", "biaffine")                # run.json "system" of the peers (they read none of our configs)
+LAST_SCORES = "eval_test_gold_sents_last.json"       # run_matrix.py scores a run's model-last last: a run is finished
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from spacy_dynoracle.options import ud_root  # noqa: E402  (--ud-root, else $UD_ROOT, else ../shared/ud)
