@@ -24,6 +24,15 @@ exploration) instead of random scores; --systems/--oracles do not apply.
 
     python benchmarks/oracle_time.py --model training/lr_spine-dynamic/model-best --p-random 0.9 --reps 3
 
+--clock cpu times each state by the thread's CPU time instead of the wall clock: on a loaded
+machine a niced process is preempted inside single states, which the wall clock counts
+(attardi's 54-136 ms states of docs/systems/attardi.md took 5 ms of CPU). --slowest K prints
+where the K slowest states are (Doc, state index, stack depth, buffer length, the system's
+last oracle path).
+
+    python benchmarks/oracle_time.py --model training/attardi-dynamic/model-last --p-random 0.9 \\
+        --reps 3 --clock cpu --slowest 8
+
 UD_ROOT overrides the location of the treebanks (default ../shared/ud).
 """
 import argparse
