@@ -24,6 +24,15 @@ exploration) instead of random scores; --systems/--oracles do not apply.
 
     python benchmarks/oracle_time.py --model training/lr_spine-dynamic/model-best --p-random 0.9 --reps 3
 
+--clock cpu times each state by the thread's CPU time instead of the wall clock: on a loaded
+machine a niced process is preempted inside single states, which the wall clock counts
+(attardi's 54-136 ms states of docs/systems/attardi.md took 5 ms of CPU). --slowest K prints
+where the K slowest states are (Doc, state index, stack depth, buffer length, the system's
+last oracle path).
+
+    python benchmarks/oracle_time.py --model training/attardi-dynamic/model-last --p-random 0.9 \\
+        --reps 3 --clock cpu --slowest 8
+
 UD_ROOT overrides the location of the treebanks (default ../shared/ud).
 """
 import argparse
@@ -66,15 +75,19 @@ def sentence_lengths(doc):
 def walk(moves, examples, args, rng, other=None, nlp=None):
     """Time every state of every Doc; returns per-state times (ns), whether the state's Doc
     has non-projective gold, the length of the state's gold sentence (b0's, or s0's when
-    the buffer is empty) and the agreement counts with `other` (a second system). With
+    the buffer is empty), the agreement counts with `other` (a second system) and per state
+    where it is (Doc index, step, stack depth, buffer length, the system's
+    `last_oracle_path` if it has one). With
     `nlp` (a trained pipeline whose parser owns `moves`) the scores are the model's."""
     n = moves.n_moves
     seen = numpy.zeros((n,), dtype=numpy.uint8)
+    clock = time.thread_time_ns if args.clock == "cpu" else time.perf_counter_ns
     times, in_np, lens = [], [], []
+    where = []      # per state: (Doc index, step, stack depth, buffer length, oracle path)
     agree = {"states": 0, "zero_set_differs": 0, "costs_differ": 0,
              "np_states": 0, "np_zero_set_differs": 0, "np_costs_differ": 0}
     deadline = time.time() + args.max_seconds
-    for eg in examples:
+    for doc_i, eg in enumerate(examples):
         if time.time() > deadline:
             break
         states, golds, _ = moves.init_gold_batch([eg])
@@ -87,6 +100,7 @@ def walk(moves, examples, args, rng, other=None, nlp=None):
         sent_len = sentence_lengths(eg.reference)
         while not state.is_final():
             front = state.B(0) if state.buffer_length() > 0 else state.S(0)
+            where.append([doc_i, len(where), state.stack_depth(), state.buffer_length(), None])
             lens.append(int(sent_len[front]) if 0 <= front < len(sent_len) else 0)
             if other is not None:
                 valid, a = moves._sim_class_costs(state, gold)
@@ -109,18 +123,19 @@ def walk(moves, examples, args, rng, other=None, nlp=None):
             best = None
             for _ in range(args.reps - 1):
                 copy = state.copy()
-                t0 = time.perf_counter_ns()
+                t0 = clock()
                 moves.step_batch([copy], [gold], scores, d_scores.copy(), follow, seen)
-                t = time.perf_counter_ns() - t0
+                t = clock() - t0
                 best = t if best is None else min(best, t)
-            t0 = time.perf_counter_ns()
+            t0 = clock()
             moves.step_batch([state], [gold], scores, d_scores, follow, seen)
-            t = time.perf_counter_ns() - t0
+            t = clock() - t0
             times.append(t if best is None else min(best, t))
             in_np.append(np_doc)
+            where[-1][4] = getattr(moves, "last_oracle_path", None)
         if step_model is not None:
             step_model.clear_memory()
-    return times, in_np, lens, agree
+    return times, in_np, lens, agree, where
 
 
 def model_scorer(nlp, doc):
@@ -178,13 +193,18 @@ def main():
     ap.add_argument("--reps", type=int, default=1, help="time each state on this many copies, keep the fastest")
     ap.add_argument("--max-seconds", type=float, default=600.0, help="time budget per treebank x system x oracle")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
+                    help="wall-clock time per state (default) or the thread's CPU time (not "
+                         "inflated by preemption on a loaded machine)")
+    ap.add_argument("--slowest", type=int, default=0,
+                    help="print the K slowest states (Doc, state index, stack, buffer, oracle path)")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     options = parse_options(args.option)
     only_oracles = csv_list(args.oracles)
     print(f"Docs of {args.n_sents} sentences"
           + (f" holding one of >= {args.min_sent_len} words" if args.min_sent_len else "")
-          + f", p_random={args.p_random}, reps={args.reps}"
+          + f", p_random={args.p_random}, reps={args.reps}, clock={args.clock}"
           + (f", model {args.model} (p_random: its move)" if args.model else "") + "; "
           "time per state of moves.step_batch (costs of every class, loss, move)", flush=True)
     print(f"{'treebank':22}{'system':13}{'oracle':15}{'states':>8}{'states/s':>10}{'p50 us':>9}"
@@ -224,7 +244,8 @@ def main():
                 gc.disable()    # no collector pauses inside the timings
                 t0 = time.time()
                 try:
-                    times, in_np, lens, agree = walk(moves, examples, args, rng, other, trained)
+                    times, in_np, lens, agree, where = walk(moves, examples, args, rng, other,
+                                                            trained)
                 except Exception as err:
                     print(f"# {tb} {name} {oracle}: {err!r}", flush=True)
                     results.append({"treebank": tb, "system": name, "oracle": oracle, "error": repr(err)})
@@ -257,6 +278,13 @@ def main():
                               f">50ms {st['over_50ms']}", flush=True)
                 if "oracle_stats" in row:
                     print(f"    {row['oracle_stats']}", flush=True)
+                if args.slowest:
+                    slow = sorted(range(len(times)), key=lambda i: -times[i])[:args.slowest]
+                    row["slowest"] = [{"ms": times[i] / 1e6, "sentence_len": lens[i],
+                                       **dict(zip(("doc", "state", "stack", "buffer", "path"),
+                                                  where[i]))} for i in slow]
+                    for r in row["slowest"]:
+                        print(f"    slow: {r}", flush=True)
                 if other is not None and agree["states"]:
                     print(f"    {args.agree} vs {oracle}: zero-cost set differs on "
                           f"{agree['zero_set_differs']}/{agree['states']} states "
@@ -271,7 +299,7 @@ def main():
         args.json.write_text(json.dumps({"n_sents": args.n_sents, "p_random": args.p_random,
                                          "min_sent_len": args.min_sent_len,
                                          "model": str(args.model) if args.model else None,
-                                         "reps": args.reps, "split": args.split,
+                                         "reps": args.reps, "clock": args.clock, "split": args.split,
                                          "results": results}, indent=2))
 
 

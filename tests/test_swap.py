@@ -394,3 +394,97 @@ def test_partial_gold_has_costs_everywhere(oracle):
             costs = sim.costs(gold)
             assert set(costs) == set(sim.actions()) and min(costs.values()) == 0
             sim.apply(rng.choice(sorted(zero(costs))))
+
+
+# ---- the tail memo (docs/systems/swap.md, "Long sentences (issue 23)") ---------------------------
+def multi_sentence_gold(rng, n_sents, hi=9, p_unknown=0.0):
+    """A Doc's gold of n_sents contiguous sentences (each projective or not), some heads
+    unknown; and the gold sentence starts."""
+    heads, starts = [], []
+    for _ in range(n_sents):
+        k = rng.randint(1, hi)
+        base = len(heads)
+        kind = rng.choice(["projective", "nonprojective"])
+        heads += [h + base for h in random_forest(k, rng, kind)]
+        starts += [1] + [0] * (k - 1)
+    return [-1 if rng.random() < p_unknown else h for h in heads], starts
+
+
+def preset_starts(rng, gold_starts):
+    """None, the gold sentence starts (-1 inside sentences or not), or random presets."""
+    kind = rng.choice(["none", "none", "gold", "gold-strict", "random"])
+    if kind == "none":
+        return None
+    if kind == "gold":
+        return list(gold_starts)
+    if kind == "gold-strict":
+        return [1 if s else -1 for s in gold_starts]
+    return [rng.choice([0, 0, 0, 1, -1]) for _ in gold_starts]
+
+
+def tail_memo_cases(n_docs, seed):
+    """States of multi-sentence Docs, walked with the dynamic oracle's zero-cost moves and
+    random ones, under various preset sentence starts: (gold, state's Simulator)."""
+    rng = random.Random(seed)
+    for d in range(n_docs):
+        gold, starts = multi_sentence_gold(rng, rng.randint(2, 7), p_unknown=0.1 * (d % 2))
+        for _ in range(2):
+            sim = Simulator("swap", len(gold), sent_starts=preset_starts(rng, starts))
+            p = rng.choice([0.3, 0.7, 0.9])
+            while not sim.is_final():
+                if rng.random() < 0.3:
+                    yield gold, sim
+                actions = sim.actions()
+                if rng.random() < p:
+                    costs = sim.costs(gold)
+                    actions = [a for a in actions if costs[a] == 0] or actions
+                sim.apply(rng.choice(actions))
+
+
+def test_tail_memo_keeps_every_rollout_loss():
+    """The rollouts' tail memo (the untouched end of the Doc behind a clean cut point taken
+    from a per-Doc memo) gives every rollout the loss of the plain rollout, for every
+    valid first move and both orders, with and without preset sentence starts; both kinds
+    of memo entry (empty stack, stuck words below) are taken. Negative control: dropping
+    the memo's loss (a cut that treats the Doc as ending at the cut point) changes some
+    rollout losses, so the comparison sees a wrong memo."""
+    memo_sim = {}
+    checked = empty = stuck = naive_wrong = 0
+    for gold, sim in tail_memo_cases(120, seed=70):
+        key = tuple(gold)
+        if key not in memo_sim:     # one gold for the states of every preset: the memo
+            memo_sim[key] = Simulator("swap", len(gold))   # is rebuilt when they differ
+        dyn = memo_sim[key]
+        for m, cls, plain, memo, e, s, memo_loss in dyn.moves.tail_memo_check(
+                sim.state, dyn._gold(gold, None)):
+            assert plain == memo, f"gold={gold} {sim!r} move {m} order {cls}: {plain} != {memo}"
+            checked += 1
+            empty += e
+            stuck += s
+            naive_wrong += (memo - memo_loss) != plain
+    print(f"tail memo: {checked} rollouts equal, memo entries taken: {empty} empty, "
+          f"{stuck} stuck; dropping them changes {naive_wrong}")
+    assert checked > 2000 and empty > 100 and stuck > 100 and naive_wrong > 50
+
+
+@pytest.mark.parametrize("options", [{"exact_live": 0}, {"exact_live": 0, "region_nd_all": False},
+                                     {}])
+def test_tail_memo_keeps_every_cost(options):
+    """The dynamic cost with the tail memo (default) equals the plain computation
+    (tail_memo=False) on every state of multi-sentence Docs, through the Simulator."""
+    sims = {}
+    checked = 0
+    for gold, sim in tail_memo_cases(80, seed=71):
+        key = tuple(gold)
+        if key not in sims:
+            sims[key] = (Simulator("swap", len(gold), **options),
+                         Simulator("swap", len(gold), tail_memo=False, **options))
+        memo, plain = sims[key]
+        memo.state = plain.state = sim.state
+        assert memo.costs(gold) == plain.costs(gold), f"gold={gold} {sim!r}"
+        checked += 1
+    stats = [memo.moves.oracle_stats() for memo, _ in sims.values()]
+    taken = sum(s["memo_empty"] + s["memo_stuck"] for s in stats)
+    print(f"tail memo, {options}: {checked} states, equal costs; "
+          f"{sum(s['rollouts'] for s in stats)} rollouts took {taken} memo entries")
+    assert checked > 500 and taken > 100

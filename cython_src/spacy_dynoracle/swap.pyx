@@ -37,10 +37,12 @@ from .system_base cimport (
     DynOracleSystem, DynGold, GoldC, SHIFT, LEFT, RIGHT, ROOT, SWAP, N_MOVES, NO_ARC, AT_S0,
     DIRECTION_NOT_FIXED, NONPROJECTIVE_MOVE, pop_as_root,
 )
+from spacy.pipeline._parser_internals.stateclass cimport StateClass
 from .swap_oracle cimport (
     Cfg, SwapGoldC, SwapOracleData, SW_INF, cfg_alloc, cfg_free, cfg_copy, cfg_set_missing,
     cfg_key, cfg_do, cfg_valid, static_eager, static_lazy, nd_all, nd_sw, eager_completes,
-    rollout, exact_costs, same_segment, proj_order, process_order,
+    rollout, exact_costs, same_segment, proj_order, process_order, RolloutTail,
+    untouched_tail, rollout_tail_current, rollout_tail_view,
 )
 
 cdef enum:
@@ -152,10 +154,13 @@ cdef void cfg_from_state(Cfg* c, const StateC* st, const SwapGoldC* o) noexcept 
     cfg_set_missing(c)
 
 
-cdef bint in_gold_region(const StateC* st, const Cfg* c, const SwapGoldC* o) noexcept nogil:
+cdef bint in_gold_region(const StateC* st, const Cfg* c, const SwapGoldC* o,
+                         int tail) noexcept nogil:
     """docs/specs/swap.md §7 (a)-(c): only gold arcs built, no live word whose gold head is gone,
     and every inverted pair of the processing sequence in projective order; (d) is checked by
-    the caller with eager_completes."""
+    the caller with eager_completes. `tail`: the processing sequence ends in this many
+    words that are the Doc's last ones in order (untouched_tail; 0 = not known): they
+    follow every other live word, so no pair with one of them is inverted."""
     cdef int x, h, i, j, m, a, b
     cdef int* p
     for x in range(c.n):
@@ -164,11 +169,11 @@ cdef bint in_gold_region(const StateC* st, const Cfg* c, const SwapGoldC* o) noe
             return False
         if c.live[x] and o.head[x] >= 0 and not c.live[o.head[x]]:
             return False
-    m = c.ns + c.nb
+    m = c.ns + c.nb - tail
     p = <int*>malloc((m + 1) * sizeof(int))
     for i in range(c.ns):
         p[i] = c.stk[i]
-    for i in range(c.nb):
+    for i in range(c.nb - tail):
         p[c.ns + i] = c.buf[c.nb - 1 - i]
     for i in range(m):
         a = p[i]
@@ -213,19 +218,72 @@ cdef class SwapSystem(DynOracleSystem):
     # (docs/specs/swap.md §10.2 C4, BN15's choice: no swap against the projective order); False:
     # exact search and rollout proofs there too (zero sets closer to the exact optimum, more
     # swaps).
+    # tail_memo: the dynamic cost leaves the untouched end of the Doc behind the first
+    # clean cut point (no gold arc across it) to a per-Doc memo of the rollouts' loss there,
+    # and computes T' and its orders before that point only: the same costs in O(the
+    # touched part) instead of O(Doc) per rollout (docs/systems/swap.md, "Long sentences
+    # (issue 23)"); False: the plain computation (tests compare the two).
     options = {"exact_live": 5, "exact_budget": 20000, "minimal_budget": 200000,
-               "region_nd_all": True}
+               "region_nd_all": True, "tail_memo": True}
 
     cdef int mode
     cdef int exact_live
     cdef int exact_budget
     cdef bint region_nd_all
+    cdef bint tail_memo
+    cdef readonly long n_rollouts        # rollouts of the dynamic cost
+    cdef readonly long n_memo_empty      # tail memo entries they took: empty stack
+    cdef readonly long n_memo_stuck      # ... and stuck words below
 
     def __init__(self, *args, **kwargs):
         DynOracleSystem.__init__(self, *args, **kwargs)
         self.exact_live = self.cfg.get("exact_live", 5)
         self.exact_budget = self.cfg.get("exact_budget", 20000)
         self.region_nd_all = self.cfg.get("region_nd_all", True)
+        self.tail_memo = self.cfg.get("tail_memo", True)
+
+    def oracle_stats(self):
+        """Rollouts of the dynamic cost, and the tail memo entries they took."""
+        return {"rollouts": self.n_rollouts, "memo_empty": self.n_memo_empty,
+                "memo_stuck": self.n_memo_stuck}
+
+    def tail_memo_check(self, StateClass state, DynGold gold):
+        """For tests: per valid move m and order class (0: the oracle tree's projective
+        order, 1: rank3), the loss of the rollout from m(state) following the oracle tree,
+        without the tail memo and with it, the memo entries taken (empty, stuck) and the
+        loss they added: [(move code, class, plain, memo, empty, stuck, memo_loss), ...]."""
+        cdef SwapGoldC* o = <SwapGoldC*>gold.c.extra
+        cdef const StateC* st = state.c
+        cdef Cfg c, t
+        cdef RolloutTail tail
+        cdef int valid[N_MOVES]
+        cdef int m, cls, u0, plain, memo
+        if o == NULL:
+            raise ValueError("no oracle data on this gold (moves.attach_oracle)")
+        out = []
+        self.move_validity(st, valid)
+        cfg_from_state(&c, st, o)
+        cfg_alloc(&t, c.n)
+        u0 = untouched_tail(&c)
+        rollout_tail_current(o, c.sent)
+        for m in range(5):
+            if not valid[m]:
+                continue
+            for cls in range(2):
+                cfg_copy(&t, &c)
+                t.trank = o.rank if cls == 0 else o.rank3
+                cfg_do(&t, m)
+                plain = rollout(&t, NULL)
+                cfg_copy(&t, &c)
+                t.trank = o.rank if cls == 0 else o.rank3
+                cfg_do(&t, m)
+                rollout_tail_view(o, cls, u0 if u0 < t.nb else t.nb, &tail)
+                memo = rollout(&t, &tail)
+                out.append((m, cls, plain, memo, tail.hits_empty, tail.hits_stuck,
+                            tail.memo_loss))
+        cfg_free(&t)
+        cfg_free(&c)
+        return out
 
     def set_oracle(self, oracle):
         if oracle == "static":
@@ -337,17 +395,21 @@ cdef class SwapSystem(DynOracleSystem):
           towards the projective order of T' (the exact cost makes swaps free wherever
           the tree can still be built in another order, which teaches needless swaps);
         * cost = ub - min ub over the valid moves (docs/specs/swap.md §12.12).
-        O(n^2) per state: the region test, RELINEARIZE and 15 rollouts of O(n + #SW)."""
+        O(n^2) per state: the region test, RELINEARIZE and 15 rollouts of O(n + #SW); with
+        tail_memo, n is the part of the Doc before the untouched end's first clean cut point
+        (plus O(Doc) copies)."""
         cdef int ub[5]
         cdef int ub3[5]
         cdef int raw[5]
-        cdef int m, k, x, h, lo, i, r
+        cdef int m, k, x, h, lo, i, r, u0, cut, n_live
         cdef bint region
-        cdef Cfg t
+        cdef Cfg t, tp
         cdef int* pos
+        cdef RolloutTail tail
         for m in range(5):
             ub[m] = SW_INF
-        region = in_gold_region(st, c, o) and eager_completes(c)
+        u0 = untouched_tail(c) if self.tail_memo else 0
+        region = in_gold_region(st, c, o, u0) and eager_completes(c)
         if self.region_nd_all and region:
             # docs/specs/swap.md §10.2 C4: BN15's ND-ALL on the gold region (projective-order
             # swaps only)
@@ -360,43 +422,65 @@ cdef class SwapSystem(DynOracleSystem):
             for m in range(5):
                 ub[m] = raw[m]
         else:
+            # the words from `cut` on are untouched and no gold arc crosses `cut`: there T'
+            # is T, and its orders are T's (rank, rank3) shifted to follow the words before
+            # `cut` (docs/systems/swap.md, "Long sentences (issue 23)")
+            cut = o.next_clean[c.n - u0] if self.tail_memo else c.n
+            if self.tail_memo:
+                rollout_tail_current(o, c.sent)
             # T': nearest live gold ancestor of every live word (0 = virtual root is live)
-            for x in range(c.n):
+            for x in range(cut):
                 o.thead2[x] = -1
                 if c.live[x]:
                     h = o.head[x]
                     while h >= 0 and not c.live[h]:
                         h = o.head[h]
                     o.thead2[x] = h
-            proj_order(c.n, o.thead2, c.live, o.trank2, o.work)
+            proj_order(cut, o.thead2, c.live, o.trank2, o.work)
             pos = <int*>malloc((c.n + 1) * sizeof(int))
             for i in range(c.ns):
                 pos[c.stk[i]] = i
             for i in range(c.nb):
                 pos[c.buf[c.nb - 1 - i]] = c.ns + i
-            process_order(c.n, o.thead2, c.live, pos, o.trank3, o.work)
+            process_order(cut, o.thead2, c.live, pos, o.trank3, o.work)
             free(pos)
+            if cut < c.n:
+                n_live = 0
+                for x in range(cut):
+                    n_live += c.live[x]
+                for x in range(cut, c.n):
+                    o.thead2[x] = o.head[x]
+                    o.trank2[x] = o.rank[x] - cut + n_live
+                    o.trank3[x] = o.rank3[x] - cut + n_live
+            # the rollouts start from c (T: its `missing` is T's) or from tp (T')
             cfg_alloc(&t, c.n)
+            cfg_alloc(&tp, c.n)
+            cfg_copy(&tp, c)
+            tp.thead = o.thead2
+            cfg_set_missing(&tp)
             for m in range(5):
                 ub3[m] = SW_INF
                 if not valid[m]:
                     continue
                 for k in range(3):
-                    cfg_copy(&t, c)
-                    if k == 0:
-                        t.thead = o.head
-                        t.trank = o.rank
-                    else:
-                        t.thead = o.thead2
-                        t.trank = o.trank2 if k == 1 else o.trank3
-                    cfg_set_missing(&t)
+                    cfg_copy(&t, c if k == 0 else &tp)
+                    t.trank = o.rank if k == 0 else (o.trank2 if k == 1 else o.trank3)
                     t.loss = 0
                     cfg_do(&t, m)
-                    r = rollout(&t)
+                    if self.tail_memo:
+                        rollout_tail_view(o, 1 if k == 2 else 0, u0 if u0 < t.nb else t.nb,
+                                          &tail)
+                        r = rollout(&t, &tail)
+                        self.n_memo_empty += tail.hits_empty
+                        self.n_memo_stuck += tail.hits_stuck
+                    else:
+                        r = rollout(&t, NULL)
+                    self.n_rollouts += 1
                     if k < 2 and r < ub[m]:
                         ub[m] = r
                     elif k == 2 and r < ub3[m]:
                         ub3[m] = r
+            cfg_free(&tp)
             cfg_free(&t)
             if region:
                 k = nd_all(c)

@@ -37,6 +37,16 @@ cdef struct SwapGoldC:
     int* trank2          # its projective order
     int* trank3          # an order of T' following the processing sequence
     int* work
+    # the rollouts' tail memo (docs/systems/swap.md, "Long sentences (issue 23)"): per
+    # cut point E, whether no oracle-tree arc joins a word before E to one from E on
+    int* clean
+    int* next_clean      # the first clean cut point >= j (n + 2 entries; next_clean[n] = n)
+    int* rank3           # process_order of the oracle tree with pos = index (the order
+                         # trank3 gives the untouched words behind a clean cut)
+    int* tail_loss       # [order class 0/1][empty/stuck][E]: loss of the rest of a rollout
+                         # from the cut point E (-1: no memo; rollout_tail_build)
+    signed char* tail_sent   # the preset sentence starts the memo was built for
+    int tail_built
 
 
 cdef struct Cfg:
@@ -53,6 +63,22 @@ cdef struct Cfg:
     const int* ghead     # real gold (-1 = root) for the loss
     const int* known
     const TokenC* sent   # preset sentence starts (NULL: none)
+
+
+cdef struct RolloutTail:
+    # A rollout's view of the untouched end of the Doc (docs/systems/swap.md, "Long
+    # sentences (issue 23)"). u: buffer entries at the bottom of buf[] not popped since the
+    # state (the words n-u..n-1, in order, untouched by the state); at a SHIFT whose buffer
+    # is exactly those words and whose first word E is a clean cut point, the rest of the
+    # rollout's loss is empty_loss[E] (empty stack) or stuck_loss[E] (words before E below,
+    # -1: not memoized).
+    int u
+    const int* clean
+    const int* empty_loss
+    const int* stuck_loss
+    int hits_empty       # memo entries taken with an empty stack / a stuck one (counted)
+    int hits_stuck
+    int memo_loss        # the loss they added
 
 
 cdef int cfg_alloc(Cfg* c, int n) noexcept nogil
@@ -74,7 +100,11 @@ cdef bint can_shift(const Cfg* c) noexcept nogil
 cdef int nd_all(const Cfg* c) noexcept nogil
 cdef int nd_sw(const Cfg* c) noexcept nogil
 cdef bint eager_completes(const Cfg* c) noexcept nogil
-cdef int rollout(Cfg* c) noexcept nogil
+cdef int rollout(Cfg* c, RolloutTail* tail) noexcept nogil
+cdef int untouched_tail(const Cfg* c) noexcept nogil
+cdef void rollout_tail_build(SwapGoldC* o, const TokenC* sent) noexcept nogil
+cdef void rollout_tail_current(SwapGoldC* o, const TokenC* sent) noexcept nogil
+cdef void rollout_tail_view(const SwapGoldC* o, int order_class, int u, RolloutTail* tail) noexcept nogil
 cdef int exact_costs(const Cfg* c, int* cost, int budget) noexcept nogil
 cdef bint same_segment(const TokenC* sent, int a, int b) noexcept nogil
 cdef void proj_order(int n, const int* heads, const int* is_node, int* rank, int* work) noexcept nogil

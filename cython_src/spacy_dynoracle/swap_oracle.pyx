@@ -306,11 +306,16 @@ cdef inline int damage(const Cfg* c, int h, int d) noexcept nogil:
     return lost + c.missing[d]
 
 
-cdef int rollout(Cfg* c) noexcept nogil:
+cdef int rollout(Cfg* c, RolloutTail* tail) noexcept nogil:
     """Follow the plain policy of thead/trank from c (in place) to the end, by valid
-    moves only; return the loss of the final configuration (w.r.t. the real gold)."""
+    moves only; return the loss of the final configuration (w.r.t. the real gold).
+
+    With `tail` (not NULL), the part of the rollout that processes the untouched end of
+    the Doc behind a clean cut point is taken from a per-Doc memo instead of simulated:
+    the same loss (the argument is in docs/systems/swap.md, "Long sentences (issue 23)";
+    tests/test_swap.py compares every cost with the memo and without it)."""
     cdef int valid[5]
-    cdef int s0, s1
+    cdef int s0, s1, cut, rest
     while c.ns > 0 or c.nb > 0:
         cfg_valid(c, valid)
         s0 = c.stk[c.ns - 1] if c.ns >= 1 else -1
@@ -324,7 +329,25 @@ cdef int rollout(Cfg* c) noexcept nogil:
         elif valid[M_SWAP] and c.trank[s0] < c.trank[s1]:
             cfg_do(c, M_SWAP)
         elif valid[M_SHIFT]:
+            if tail != NULL and c.nb == tail.u:
+                cut = c.n - c.nb
+                if tail.clean[cut]:
+                    rest = tail.empty_loss[cut] if c.ns == 0 else tail.stuck_loss[cut]
+                    if rest >= 0:
+                        # the words from `cut` on are processed as the memo says and
+                        # leave the stack as it is now (stuck) or empty
+                        if c.ns == 0:
+                            tail.hits_empty += 1
+                        else:
+                            tail.hits_stuck += 1
+                        c.loss += rest
+                        tail.memo_loss += rest
+                        c.nb = 0
+                        tail.u = 0
+                        continue
             cfg_do(c, M_SHIFT)
+            if tail != NULL and c.nb < tail.u:
+                tail.u = c.nb
         elif c.ns >= 2:
             if damage(c, s0, s1) < damage(c, s1, s0):
                 cfg_do(c, M_LEFT)
@@ -336,6 +359,116 @@ cdef int rollout(Cfg* c) noexcept nogil:
                     # as lost
             return c.loss + c.ns + c.nb
     return c.loss
+
+
+cdef int untouched_tail(const Cfg* c) noexcept nogil:
+    """How many words at the end of the buffer are the last words of the Doc in order
+    (buf[i] == n-1-i from the bottom): the untouched end of the Doc, and every other live
+    word precedes them."""
+    cdef int u = 0
+    while u < c.nb and c.buf[u] == c.n - 1 - u:
+        u += 1
+    return u
+
+
+cdef inline signed char preset_start(const TokenC* sent, int i) noexcept nogil:
+    return <signed char>(sent[i].sent_start if sent != NULL else 0)
+
+
+cdef void rollout_tail_view(const SwapGoldC* o, int order_class, int u,
+                            RolloutTail* tail) noexcept nogil:
+    """The memo of one order class (0: the oracle tree's projective order, which T' and
+    its projective order also give the untouched words; 1: rank3, the order trank3 gives
+    them) for a rollout whose buffer ends in u untouched words."""
+    cdef int n = o.n
+    tail.u = u
+    tail.hits_empty = 0
+    tail.hits_stuck = 0
+    tail.memo_loss = 0
+    tail.clean = o.clean
+    tail.empty_loss = o.tail_loss + (2 * order_class) * (n + 1)
+    tail.stuck_loss = o.tail_loss + (2 * order_class + 1) * (n + 1)
+
+
+cdef void rollout_tail_build(SwapGoldC* o, const TokenC* sent) noexcept nogil:
+    """Fill the tail memo for the preset sentence starts `sent`, backwards over the clean
+    cut points E (each entry's rollout takes the later entries from the memo, so the whole
+    memo costs a few rollouts over the Doc):
+
+    * empty_loss[E]: the loss of the rollout from (empty stack, buffer E..n-1);
+    * stuck_loss[E]: the loss of the words E..n-1 when the rollout shifts E onto a stack of
+      earlier words it can no longer reduce. Those words never act with the later ones
+      (no gold arc across E, they precede them in every order, so no SWAP, no ROOT with
+      two stack words) until the buffer is empty; then the last word left of E..n-1 goes
+      RIGHT onto them (damage 0 the other way). Simulated below with one inert word E-1 (a
+      live dependent it will not get: never reduced by the policy) whose own final ROOT is
+      not counted. Defined only if no preset sentence start is in E..n-1 (then every SHIFT
+      of those words is valid, as in the state's rollout); -1 otherwise."""
+    cdef int n = o.n
+    cdef int cls, E, w, r, i, blocked
+    cdef Cfg base, t
+    cdef RolloutTail tail
+    cdef int* empty
+    cdef int* stuck
+    for i in range(n):
+        o.tail_sent[i] = preset_start(sent, i)
+    for i in range(4 * (n + 1)):
+        o.tail_loss[i] = -1
+    cfg_alloc(&base, n)
+    cfg_alloc(&t, n)
+    base.ns = 0
+    base.nb = n
+    for i in range(n):
+        base.buf[i] = n - 1 - i
+    base.thead = o.head
+    base.ghead = o.head
+    base.known = o.known
+    base.sent = sent
+    base.loss = 0
+    cfg_set_missing(&base)
+    for cls in range(2):
+        base.trank = o.rank if cls == 0 else o.rank3
+        empty = o.tail_loss + (2 * cls) * (n + 1)
+        stuck = o.tail_loss + (2 * cls + 1) * (n + 1)
+        blocked = 0         # a preset sentence start in E..n-1
+        for E in range(n - 1, -1, -1):
+            if preset_start(sent, E) == 1:
+                blocked = 1
+            if not o.clean[E]:
+                continue
+            cfg_copy(&t, &base)
+            t.nb = n - E
+            cfg_do(&t, M_SHIFT)        # the policy's move with an empty stack
+            rollout_tail_view(o, cls, t.nb, &tail)
+            empty[E] = rollout(&t, &tail)
+            if E == 0 or blocked:
+                continue
+            w = E - 1
+            cfg_copy(&t, &base)
+            t.stk[0] = w
+            t.ns = 1
+            t.nb = n - E
+            t.missing[w] = 1           # inert: never reduced by gold, RIGHT-headed
+            cfg_do(&t, M_SHIFT)        # valid: E is no preset sentence start
+            rollout_tail_view(o, cls, t.nb, &tail)
+            r = rollout(&t, &tail)
+            stuck[E] = r - (1 if o.known[w] and o.head[w] != -1 else 0)
+    cfg_free(&t)
+    cfg_free(&base)
+    o.tail_built = 1
+
+
+cdef void rollout_tail_current(SwapGoldC* o, const TokenC* sent) noexcept nogil:
+    """Build the memo on first use, and again if the preset sentence starts differ from
+    those it was built for (one gold read with another Doc's state: the tests)."""
+    cdef int i
+    if o.tail_built:
+        for i in range(o.n):
+            if o.tail_sent[i] != preset_start(sent, i):
+                break
+        else:
+            return
+    rollout_tail_build(o, sent)
 
 
 # ---- exact search (docs/specs/swap.md §10.2 C1) -----------------------------------------------
@@ -584,6 +717,12 @@ cdef class SwapOracleData:
         self.c.trank2 = <int*>mem.alloc(n + 1, sizeof(int))
         self.c.trank3 = <int*>mem.alloc(n + 1, sizeof(int))
         self.c.work = <int*>mem.alloc(6 * n + 8, sizeof(int))
+        self.c.clean = <int*>mem.alloc(n + 1, sizeof(int))
+        self.c.next_clean = <int*>mem.alloc(n + 2, sizeof(int))
+        self.c.rank3 = <int*>mem.alloc(n + 1, sizeof(int))
+        self.c.tail_loss = <int*>mem.alloc(4 * (n + 1), sizeof(int))
+        self.c.tail_sent = <signed char*>mem.alloc(n + 1, sizeof(signed char))
+        self.c.tail_built = 0
         self.c.minimal = new unordered_map[uint64_t, int]()
         self.c.mpc_fallback = 0
         is_node = <int*>mem.alloc(n + 1, sizeof(int))
@@ -607,6 +746,25 @@ cdef class SwapOracleData:
             if x == i or j > n:
                 self.c.head[i] = -1
         proj_order(n, self.c.head, is_node, self.c.rank, self.c.work)
+        # clean cut points (no arc of the oracle tree joins a word before E to one from
+        # E on) and rank3, for the rollouts' tail memo
+        for i in range(n + 1):
+            parent[i] = 0          # crossing arcs per cut point, as differences
+        for i in range(n):
+            h = self.c.head[i]
+            if h >= 0:
+                parent[(i if i < h else h) + 1] += 1
+                parent[(h if i < h else i) + 1] -= 1
+        j = 0
+        for i in range(n + 1):
+            j += parent[i]
+            self.c.clean[i] = j == 0
+        self.c.next_clean[n + 1] = n + 1
+        for i in range(n, -1, -1):
+            self.c.next_clean[i] = i if self.c.clean[i] else self.c.next_clean[i + 1]
+        for i in range(n):
+            parent[i] = i              # pos = index
+        process_order(n, self.c.head, is_node, parent, self.c.rank3, self.c.work)
         # MPC (docs/specs/swap.md §2.2): the static oracle without SW, union-find on attachments
         for i in range(n):
             parent[i] = i
