@@ -39,6 +39,7 @@ from .system_base cimport (
     DynOracleSystem, GoldC, SHIFT, LEFT, RIGHT, ROOT, REDUCE, N_MOVES, AT_S0, AT_B0,
     shift_is_valid,
 )
+from .arc_eager cimport s0_b0_arc_is_valid
 
 ORACLE_SPACY = "spacy"
 
@@ -73,8 +74,7 @@ cdef class NMRightArc:
     """
     @staticmethod
     cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
-        return (st.stack_depth() >= 1 and st.buffer_length() >= 1
-                and not st.is_sent_start(st.B(0)))
+        return s0_b0_arc_is_valid(st)
 
     @staticmethod
     cdef int transition(StateC* st, attr_t label) noexcept nogil:
@@ -91,8 +91,7 @@ cdef class NMLeftArc:
     """
     @staticmethod
     cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
-        return (st.stack_depth() >= 1 and st.buffer_length() >= 1
-                and not st.is_sent_start(st.B(0)))
+        return s0_b0_arc_is_valid(st)
 
     @staticmethod
     cdef int transition(StateC* st, attr_t label) noexcept nogil:
