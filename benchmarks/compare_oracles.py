@@ -27,6 +27,8 @@ def main():
     ap.add_argument("--train-select", default="all",
                     help="the training sentences (head:F / tail:F, as paths.train_select): "
                          "a short screen on part of train")
+    ap.add_argument("--no-spacy-parser", action="store_true",
+                    help="leave out spaCy's parser (e.g. a run split over two processes)")
     ap.add_argument("--gold-sents", action="store_true",
                     help="score dev with the gold sentence boundaries preset")
     ap.add_argument("--epochs", type=int, default=10)
@@ -37,7 +39,7 @@ def main():
     from spacy_dynoracle.evaluate import evaluate_pipeline
 
     train, dev = treebank_files(args.treebank)
-    runs = [("spacy parser", "spacy_parser.cfg", {})]
+    runs = [] if args.no_spacy_parser else [("spacy parser", "spacy_parser.cfg", {})]
     for spec in args.oracles.split(","):
         # "oracle+lift": train on spaCy's pseudo-projective lifting of the gold, whatever
         # the oracle's default (e.g. dynamic+lift for arc_eager, issue 7)

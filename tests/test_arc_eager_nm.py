@@ -156,11 +156,16 @@ def spacy_cost_disagreement(n_states, seed, max_n=7, per_gold=8):
         r["admits_costly"] += bool(target - optimal)
         r["costs_differ"] += {a: c - low for a, c in costs.items()} != exact
         r["cheapest_not_zero"] += low != 0
+        for a in optimal - target:
+            r["missing " + a] = r.get("missing " + a, 0) + 1
+        for a in target - optimal:
+            r["admitted " + a] = r.get("admitted " + a, 0) + 1
     return out
 
 
 def print_disagreement(out):
-    total = {k: sum(r[k] for r in out.values()) for k in next(iter(out.values()))}
+    keys = {k for r in out.values() for k in r}
+    total = {k: sum(r.get(k, 0) for r in out.values()) for k in keys}
     for kind, r in list(out.items()) + [("all", total)]:
         s = r["states"]
         print(f"  {kind:14s} {s:5d} states: target != optimal {r['zero_differs']:5d} "
@@ -168,6 +173,8 @@ def print_disagreement(out):
               f"({r['missing_optimal'] / s:.1%}); a costly move admitted {r['admits_costly']} "
               f"({r['admits_costly'] / s:.1%}); costs differ {r['costs_differ'] / s:.1%}; "
               f"cheapest raw cost != 0 {r['cheapest_not_zero']}")
+        print("    by move: " + ", ".join(f"{k} {r[k]}" for k in sorted(r)
+                                         if k.startswith(("missing ", "admitted "))))
     return total
 
 
