@@ -216,3 +216,42 @@ def test_trains_saves_and_loads_through_the_factory(tmp_path):
     again = loaded(Doc(loaded.vocab, words=words))
     assert [t.head.i for t in again] == [t.head.i for t in doc]
     assert [t.dep_ for t in again] == [t.dep_ for t in doc]
+
+
+# ---- the port of spaCy's costs against spaCy's own ------------------------------------------
+def test_spacy_costs_equal_spacys_own_on_single_sentence_gold():
+    """The `spacy` costs are spaCy 3.8's: on random walks over random projective one-sentence
+    gold (no BREAK term then: B(1) never starts a gold sentence), every valid move's cost
+    equals spaCy's ArcEager.get_cost for the same moves applied to spaCy's own state (labels
+    all "dep", so no label term; ROOT is spaCy's REDUCE of the word alone on the stack)."""
+    from spacy.pipeline._parser_internals.arc_eager import ArcEager
+    from spacy.training import Example
+    from spacy.vocab import Vocab
+
+    spacy_name = {"SHIFT": "S", "RIGHT": "R-dep", "LEFT": "L-dep", "REDUCE": "D", "ROOT": "D"}
+    rng = random.Random(12)
+    compared = 0
+    for _ in range(60):
+        n = rng.randint(2, 8)
+        gold = random_forest(n, rng, "projective")
+        vocab = Vocab()
+        words = [f"w{i}" for i in range(n)]
+        deps = ["ROOT" if h == i else "dep" for i, h in enumerate(gold)]
+        eg = Example(Doc(vocab, words=words), Doc(vocab, words=words, heads=gold, deps=deps))
+        moves = ArcEager(vocab.strings, ArcEager.get_actions(examples=[eg], min_freq=1))
+        state = moves.init_batch([eg.predicted])[0]
+        spacy_gold = moves.init_gold(state, eg)
+        classes = [moves.get_class_name(i) for i in range(moves.n_moves)]
+        sim = Simulator("arc_eager_nm", n)
+        while not sim.is_final():
+            ours = sim.costs(gold)
+            spacy_gold.update(state)
+            for move, cost in ours.items():
+                clas = classes.index(spacy_name[move])
+                assert moves.get_cost(state, spacy_gold, clas) == cost, (gold, repr(sim), move)
+                compared += 1
+            move = rng.choice(sorted(ours))
+            sim.apply(move)
+            moves.apply_transition(state, spacy_name[move])
+            assert sim.stack() == [state.S(i) for i in range(state.stack_depth() - 1, -1, -1)]
+    assert compared > 500
