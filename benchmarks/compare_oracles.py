@@ -22,7 +22,15 @@ def main():
     ap.add_argument("--treebank", default="UD_Hungarian-Szeged")
     ap.add_argument("--system", default="arc_hybrid")
     ap.add_argument("--oracles", default="static,dynamic",
-                    help="comma-separated oracle names; ORACLE+lift trains on lifted gold")
+                    help="comma-separated oracle names; ORACLE+lift trains on lifted gold; "
+                         "SYSTEM:ORACLE another system's oracle in the same run")
+    ap.add_argument("--train-select", default="all",
+                    help="the training sentences (head:F / tail:F, as paths.train_select): "
+                         "a short screen on part of train")
+    ap.add_argument("--no-spacy-parser", action="store_true",
+                    help="leave out spaCy's parser (e.g. a run split over two processes)")
+    ap.add_argument("--gold-sents", action="store_true",
+                    help="score dev with the gold sentence boundaries preset")
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--seeds", default="0")
     ap.add_argument("--output", type=Path, default=REPO / "training" / "compare")
@@ -31,18 +39,20 @@ def main():
     from spacy_dynoracle.evaluate import evaluate_pipeline
 
     train, dev = treebank_files(args.treebank)
-    runs = [("spacy parser", "spacy_parser.cfg", {})]
+    runs = [] if args.no_spacy_parser else [("spacy parser", "spacy_parser.cfg", {})]
     for spec in args.oracles.split(","):
         # "oracle+lift": train on spaCy's pseudo-projective lifting of the gold, whatever
         # the oracle's default (e.g. dynamic+lift for arc_eager, issue 7)
         oracle, _, lift = spec.partition("+")
-        overrides = {"components.parser.transition_system": args.system,
+        system, _, oracle = oracle.rpartition(":")
+        system = system or args.system
+        overrides = {"components.parser.transition_system": system,
                      "components.parser.oracle": oracle}
         if lift == "lift":
             overrides["components.parser.projectivize"] = True
         elif lift:
             raise SystemExit(f"unknown suffix in {spec!r}; use ORACLE or ORACLE+lift")
-        runs.append((f"{args.system} {spec}", "dynoracle.cfg", overrides))
+        runs.append((f"{system} {spec.rpartition(':')[2]}", "dynoracle.cfg", overrides))
     rows = []
     for seed in [int(s) for s in args.seeds.split(",")]:
         for name, config, overrides in runs:
@@ -50,16 +60,19 @@ def main():
             start = time.time()
             model = train_pipeline(config, out, train, dev, {
                 **overrides, "training.max_epochs": args.epochs, "system.seed": seed,
+                **({"paths.train_select": args.train_select} if args.train_select != "all" else {}),
                 "training.eval_frequency": 10**6})
             seconds = time.time() - start
             nlp = spacy.load(model)
-            scores = evaluate_pipeline(nlp, dev or train, select="all" if dev else "tail:0.1")
+            scores = evaluate_pipeline(nlp, dev or train, select="all" if dev else "tail:0.1",
+                                       gold_sents=args.gold_sents)
             row = {"treebank": args.treebank, "model": name, "seed": seed, "train_s": round(seconds),
                    "UAS": scores["UAS"]["f1"], "LAS": scores["LAS"]["f1"], "CLAS": scores["CLAS"]["f1"],
                    "NP_arc_R": scores["NonProjArcs"]["recall"], "NP_arc_P": scores["NonProjArcs"]["precision"]}
             rows.append(row)
             print(json.dumps(row), flush=True)
-    print(f"\n{args.treebank}, {args.epochs} epochs, dev (parser segments, gold words)")
+    segments = "gold sentences" if args.gold_sents else "parser segments"
+    print(f"\n{args.treebank}, {args.epochs} epochs, train {args.train_select}, dev ({segments}, gold words)")
     print(f"{'model':24}{'seed':>5}{'UAS':>8}{'LAS':>8}{'CLAS':>8}{'NP-arc R':>10}{'train s':>9}")
     for r in rows:
         np_r = "-" if r["NP_arc_R"] is None else f"{r['NP_arc_R']:.2f}"

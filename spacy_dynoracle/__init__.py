@@ -16,6 +16,7 @@ SYSTEMS = {
     "lr_spine": ("lr_spine", "LRSpine"),
     "attardi": ("attardi", "Attardi"),
     "arc_eager": ("arc_eager", "ArcEager"),
+    "arc_eager_nm": ("arc_eager_nm", "ArcEagerNM"),
     "swap": ("swap", "SwapSystem"),
 }
 

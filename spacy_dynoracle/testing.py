@@ -73,7 +73,7 @@ class Simulator:
             self.doc = Doc(self.vocab, words=words, sent_starts=starts)
         else:
             self.doc = Doc(self.vocab, words=words)
-        oracle = options.pop("oracle", "dynamic")
+        oracle = options.pop("oracle", None)    # None: the system's default_oracle
         cls = get_system_class(system, SYSTEMS)
         self.moves = cls(self.vocab.strings, projectivize=False, oracle=oracle, **options)
         self._labels = list(labels) + list(left_labels) + list(right_labels)
@@ -179,13 +179,19 @@ class Simulator:
     def key(self):
         """Hashable identity of the state (for memoised search)."""
         return (tuple(self.stack()), tuple(self.buffer()), tuple(self.heads()),
-                tuple(self.labels()) if self._labels else ())
+                tuple(self.labels()) if self._labels else (),
+                self._state_extra())
 
     def __repr__(self):
         return (f"Simulator({self.system_name!r}, stack={self.stack()}, "
                 f"buffer={self.buffer()}, heads={self.heads()})")
 
     # ---- internals ------------------------------------------------------------------
+    def _state_extra(self):
+        """What the valid moves depend on besides stack, buffer and arcs (arc_eager_nm's
+        unshiftable words), for key()."""
+        return self.moves._sim_state_extra(self.state)
+
     def _class_move(self, i):
         return self._names.index(self._class_name(i).split("-")[0])
 
@@ -299,6 +305,9 @@ class ListSimulator(Simulator):
 
     def stack(self) -> List[int]:
         return self.state.pending
+
+    def _state_extra(self):
+        return ()
 
     def buffer(self) -> List[int]:
         return []

@@ -131,7 +131,9 @@ def test_long_sentence_trains_in_bounded_time(system, options, lift):
           + (f", oracle work {sum(work):,} (max {max(work):,} per state)" if work else "")
           + (f", {stats}" if stats else ""))
     assert states >= N_WORDS
-    limit = {"swap": 4 * N_WORDS}.get(system, N_WORDS if system in LIST_SYSTEMS else 2 * N_WORDS + 1)
+    # arc_eager_nm: 2n pushes and pops plus 2 moves per unshift, and a word is unshifted at
+    # most once plus once per LEFT that makes it reshiftable (docs/systems/arc_eager_nm.md)
+    limit = {"swap": 4 * N_WORDS, "arc_eager_nm": 6 * N_WORDS}.get(system, N_WORDS if system in LIST_SYSTEMS else 2 * N_WORDS + 1)
     assert states <= limit, f"{system}: {states} states for {N_WORDS} words"
     assert cpu < CPU_LIMIT_S, f"{system}: {cpu:.1f} s CPU for one {N_WORDS}-word sentence"
     assert state_cpu < STATE_CPU_LIMIT_S, f"{system}: {state_cpu:.2f} s CPU in one state"

@@ -191,8 +191,7 @@ cdef class RightArc:
     """
     @staticmethod
     cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
-        return (st.stack_depth() >= 1 and st.buffer_length() >= 1
-                and not st.is_sent_start(st.B(0)))
+        return s0_b0_arc_is_valid(st)
 
     @staticmethod
     cdef int transition(StateC* st, attr_t label) noexcept nogil:

@@ -883,6 +883,12 @@ cdef class DynOracleSystem(TransitionSystem):
     def _sim_buffer(self, StateClass state):
         return [state.c.B(i) for i in range(state.c.buffer_length())]
 
+    def _sim_state_extra(self, StateClass state):
+        """What else than stack, buffer, heads and labels the valid moves depend on (the
+        Simulator's key for memoised search): nothing, unless a system overrides it
+        (arc_eager_nm: the unshiftable buffer words)."""
+        return ()
+
 
 cdef int next_class(int n, const int* is_valid, const weight_t* costs, const float* scores,
                     bint follow_oracle, float margin) noexcept nogil:

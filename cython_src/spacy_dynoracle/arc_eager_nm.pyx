@@ -1,0 +1,239 @@
+# cython: language_level=3, infer_types=True, boundscheck=False, wraparound=False, cdivision=True
+# distutils: language = c++
+"""Non-monotonic arc-eager on spaCy's StateC (docs/systems/arc_eager_nm.md): the moves of spaCy's
+own arc-eager parser (Honnibal, Goldberg & Johnson 2013; Honnibal & Johnson 2015;
+spacy/pipeline/_parser_internals/arc_eager.pyx, NON_MONOTONIC) with this package's sentence
+conventions (docs/conventions.md: ROOT instead of spaCy's BREAK, preset boundaries respected).
+
+    SHIFT    push b0 (an L word: headless). Valid: shift_is_valid (docs/conventions.md), and
+             on a non-empty stack also b0 is not the last buffer word and b0 is not
+             unshiftable (spaCy's Shift.is_valid).
+    RIGHT-l  arc s0 -> b0 (label l), push b0 (an R word). The arc is made now, as in spaCy:
+             a later LEFT may replace it.
+    LEFT-l   arc b0 -> s0 (label l), **replacing s0's head if it has one** (a repair of an
+             earlier RIGHT), b0 becomes reshiftable, pop. Valid for any s0.
+    REDUCE   s0 has a head: pop. s0 is headless (then there are words below it: the stack
+             bottom has no head): **unshift** it, i.e. put it back at the front of the buffer,
+             marked unshiftable (StateC.unshift): it cannot be SHIFTed again until a LEFT
+             with it as b0 changed the stack, or the stack is empty, so no loop.
+    ROOT     s0 becomes a sentence root, pop; s0 alone (system_base.RootArc). spaCy pops a
+             headless word at depth 1 by REDUCE and makes it a root at the end; here that is
+             ROOT, which carries the label ROOT.
+
+Invariants (docs/systems/arc_eager_nm.md, "The system"): the stack is in word order, the head
+of a stack word pushed by RIGHT is the word directly below it, the stack bottom is headless,
+buffer words are headless (rebuffered words were headless when unshifted), and a popped
+word's head is final. So every non-final state has a valid move: REDUCE with two or more
+stack words, ROOT or (SHIFT, LEFT, RIGHT) with one, SHIFT with none.
+
+Oracle ``spacy``: spaCy's approximate costs (push_cost, pop_cost and the per-move rules of
+spaCy's arc_eager.pyx) read on this package's gold, without BREAK's sentence-boundary term.
+They are not exact: docs/systems/arc_eager_nm.md gives how often their zero-cost set differs
+from exhaustive search.
+"""
+from spacy.typedefs cimport attr_t, weight_t
+from spacy.pipeline._parser_internals._state cimport StateC
+from spacy.pipeline._parser_internals.stateclass cimport StateClass
+
+from .system_base cimport (
+    DynOracleSystem, GoldC, SHIFT, LEFT, RIGHT, ROOT, REDUCE, N_MOVES, AT_S0, AT_B0,
+    shift_is_valid,
+)
+from .arc_eager cimport s0_b0_arc_is_valid
+
+ORACLE_SPACY = "spacy"
+
+
+cdef class NMShift:
+    """Push b0 as an L word (spaCy's Shift).
+
+    Validity: shift_is_valid (buffer not empty; b0 starts no preset sentence unless the stack
+        is empty); on a non-empty stack also: b0 is not the last word of the buffer (its only
+        moves on the stack would be REDUCE, i.e. unshifting it again) and b0 is not
+        unshiftable (it was unshifted and the stack has not changed since: no loop).
+    Action: push b0.
+    """
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
+        if not shift_is_valid(st):
+            return 0
+        if st.stack_depth() == 0:
+            return 1
+        return st.buffer_length() >= 2 and not st.is_unshiftable(st.B(0))
+
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil:
+        st.push()
+
+
+cdef class NMRightArc:
+    """Arc s0 -> b0, push b0 (spaCy's RightArc: the arc is made at the push).
+
+    Validity: stack and buffer not empty; b0 starts no preset sentence.
+    Action: add_arc(s0, b0, l), push b0.
+    """
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
+        return s0_b0_arc_is_valid(st)
+
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil:
+        st.add_arc(st.S(0), st.B(0), label)
+        st.push()
+
+
+cdef class NMLeftArc:
+    """Arc b0 -> s0, replacing s0's head if it has one; pop (spaCy's LeftArc).
+
+    Validity: stack and buffer not empty; b0 starts no preset sentence (any s0: the repair).
+    Action: add_arc(b0, s0, l) (StateC.add_arc deletes the old arc), b0 reshiftable (the
+        stack changed, so shifting b0 again cannot loop), pop.
+    """
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
+        return s0_b0_arc_is_valid(st)
+
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil:
+        st.add_arc(st.B(0), st.S(0), label)
+        st.set_reshiftable(st.B(0))
+        st.pop()
+
+
+cdef class NMReduce:
+    """Pop s0 if it has a head, else unshift it (spaCy's Reduce, NON_MONOTONIC).
+
+    Validity: s0 has a head, or there is a word below it (a headless word alone on the stack
+        is made a root by ROOT instead, docs/conventions.md).
+    Action: pop, or StateC.unshift (s0 back to the front of the buffer, unshiftable).
+    """
+    @staticmethod
+    cdef bint is_valid(const StateC* st, attr_t label) noexcept nogil:
+        return st.stack_depth() >= 2 or (st.stack_depth() == 1 and st.has_head(st.S(0)))
+
+    @staticmethod
+    cdef int transition(StateC* st, attr_t label) noexcept nogil:
+        if st.has_head(st.S(0)):
+            st.pop()
+        else:
+            st.unshift()
+
+
+# ---- spaCy's approximate costs ------------------------------------------------------------
+cdef struct SpacyCounts:
+    # spaCy's GoldParseStateC flags (update_gold_state) for the two words its costs read
+    bint s0_head_in_stack      # gold head of s0 is a stack word
+    bint s0_head_in_buffer     # ... a buffer word before the buffer's first sentence start
+    int s0_kids_in_stack       # stack words whose gold head is s0
+    int s0_kids_in_buffer      # buffer words (before the first sentence start) headed by s0
+    bint b0_head_in_stack
+    bint b0_head_in_buffer
+    int b0_kids_in_stack
+
+
+cdef void spacy_counts(const StateC* st, const GoldC* g, SpacyCounts* c) noexcept nogil:
+    """The flags of spaCy's update_gold_state for s0 and b0, read on GoldC (a root points to
+    itself, -1 unknown): the stack, and the buffer up to its first sentence start (spaCy stops
+    there: words of the next sentence are no one's head). O(stack + buffer)."""
+    cdef int s0 = st.S(0)
+    cdef int b0 = st.B(0)
+    cdef int hs0 = g.heads[s0] if s0 >= 0 else -1
+    cdef int hb0 = g.heads[b0] if b0 >= 0 else -1
+    cdef int i, w, h
+    c.s0_head_in_stack = c.s0_head_in_buffer = c.b0_head_in_stack = c.b0_head_in_buffer = 0
+    c.s0_kids_in_stack = c.s0_kids_in_buffer = c.b0_kids_in_stack = 0
+    for i in range(st.stack_depth()):
+        w = st.S(i)
+        h = g.heads[w]
+        if h >= 0 and h != w:
+            c.s0_kids_in_stack += h == s0
+            c.b0_kids_in_stack += h == b0
+        if hs0 == w and hs0 != s0:
+            c.s0_head_in_stack = 1
+        if hb0 == w and hb0 != b0:
+            c.b0_head_in_stack = 1
+    for i in range(st.buffer_length()):
+        w = st.B(i)
+        if st.is_sent_start(w):
+            break
+        h = g.heads[w]
+        if s0 >= 0 and h >= 0 and h != w and h == s0:
+            c.s0_kids_in_buffer += 1
+        if hs0 == w and hs0 != s0:
+            c.s0_head_in_buffer = 1
+        if hb0 == w and hb0 != b0:
+            c.b0_head_in_buffer = 1
+
+
+cdef void spacy_move_costs(const StateC* st, const GoldC* g, const int* valid,
+                           weight_t* cost) noexcept nogil:
+    """spaCy 3.8's arc-eager costs (arc_eager.pyx: push_cost, pop_cost, Shift/Reduce/LeftArc/
+    RightArc.cost) without the label term (the base adds it) and without BREAK's term of
+    push_cost (no BREAK here). ROOT is spaCy's REDUCE of a headless word alone on the stack,
+    which spaCy's parser makes a root: REDUCE's cost."""
+    cdef SpacyCounts c
+    cdef int s0 = st.S(0)
+    cdef int s1 = st.S(1)
+    cdef int b0 = st.B(0)
+    cdef weight_t push_cost, pop_cost, reduce_cost
+    cdef int m
+    for m in range(N_MOVES):
+        cost[m] = 0
+    spacy_counts(st, g, &c)
+    push_cost = c.b0_head_in_stack + c.b0_kids_in_stack
+    pop_cost = c.s0_head_in_buffer + c.s0_kids_in_buffer
+    if valid[SHIFT]:
+        cost[SHIFT] = push_cost
+    if valid[RIGHT]:
+        cost[RIGHT] = push_cost
+        if s0 >= 0 and g.heads[b0] == s0:
+            cost[RIGHT] -= 1
+        elif c.b0_head_in_buffer and not st.is_unshiftable(b0):
+            cost[RIGHT] += 1
+    if valid[LEFT]:
+        cost[LEFT] = pop_cost
+        if st.has_head(s0):
+            cost[LEFT] += s1 >= 0 and g.heads[s0] == s1     # clobbering a correct arc
+        else:
+            cost[LEFT] += c.s0_head_in_stack + c.s0_kids_in_stack
+        if g.heads[s0] == b0:
+            cost[LEFT] -= 1
+    if valid[REDUCE] or valid[ROOT]:
+        if b0 >= 0 and st.is_sent_start(b0):
+            reduce_cost = 0
+        else:
+            reduce_cost = pop_cost
+            if not st.has_head(s0):   # put back in the buffer: the arcs to S are saved
+                reduce_cost -= c.s0_head_in_stack + c.s0_kids_in_stack
+        if valid[REDUCE]:
+            cost[REDUCE] = reduce_cost
+        if valid[ROOT]:
+            cost[ROOT] = reduce_cost
+
+
+cdef class ArcEagerNM(DynOracleSystem):
+    """Non-monotonic arc-eager: SHIFT, RIGHT, LEFT (repairing), REDUCE (unshifting), ROOT
+    (module docstring)."""
+    name = "arc_eager_nm"
+    projective = True
+    oracles = (ORACLE_SPACY,)
+    dynamic_oracles = (ORACLE_SPACY,)
+    default_oracle = ORACLE_SPACY
+    # as spaCy's parser and arc_eager: explore from the first update, follow the model
+    default_schedule = (0, 1.0)
+
+    cdef int declare_moves(self) except -1:
+        DynOracleSystem.declare_moves(self)
+        self.declare_move(SHIFT, NMShift.is_valid, NMShift.transition)
+        self.declare_move(RIGHT, NMRightArc.is_valid, NMRightArc.transition, AT_S0, AT_B0)
+        self.declare_move(LEFT, NMLeftArc.is_valid, NMLeftArc.transition, AT_B0, AT_S0)
+        self.declare_move(REDUCE, NMReduce.is_valid, NMReduce.transition)
+
+    cdef void move_costs(self, const StateC* st, const GoldC* g, const int* valid,
+                         weight_t* cost) noexcept nogil:
+        spacy_move_costs(st, g, valid, cost)
+
+    def _sim_state_extra(self, StateClass state):
+        """The unshiftable buffer words: part of the state's identity for memoised search
+        (SHIFT's validity reads them)."""
+        return tuple(w for w in self._sim_buffer(state) if state.c.is_unshiftable(w))
