@@ -94,14 +94,20 @@ def main(argv=None):
         raise SystemExit(f"{args.model}: its parser's moves are {type(parser.moves).__name__}, "
                          "not spaCy's ArcEager")
     gold = list(sentences_to_docs(nlp.vocab, list(read_sentences(args.conllu, select=args.select)), 10))
-    own = list(nlp.pipe([words_only_copy(d, sent_starts=not args.own_sentences) for d in gold]))
+
+    def inputs():
+        return [words_only_copy(d, sent_starts=not args.own_sentences) for d in gold]
+
+    own = list(nlp.pipe(inputs()))
+    from_parser = nlp.pipe_names[nlp.pipe_names.index("parser"):]
     results = {}
     for allow in (True, False):
         counts = collections.Counter()
         pred = []
-        with nlp.select_pipes(disable=[n for n in nlp.pipe_names if n == "parser" or
-                                       nlp.pipe_names.index(n) > nlp.pipe_names.index("parser")]):
-            before = list(nlp.pipe([words_only_copy(d, sent_starts=not args.own_sentences) for d in gold]))
+        # fresh Docs through the components before the parser in each pass: a parse's
+        # sentence starts (--own-sentences) would be presets to the next one
+        with nlp.select_pipes(disable=from_parser):
+            before = list(nlp.pipe(inputs()))
         for i in range(0, len(before), args.batch_docs):
             docs = before[i:i + args.batch_docs]
             states = parse_with(parser, docs, allow, counts)
