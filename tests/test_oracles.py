@@ -355,6 +355,11 @@ def test_lr_spine_on_nonprojective_gold_rate(max_k):
 
 
 # ---- the eager_root training target (system_base.eager_root_target) ----------------------
+# Every sentence narrowing of the training target off: the baseline the target options are
+# checked against (arc_eager turns close_sentences and keep_sentences on by default).
+PLAIN_TARGET = {"eager_root": False, "close_sentences": False, "keep_sentences": False}
+
+
 @pytest.mark.parametrize("system", ["arc_standard", "lr_spine", "arc_hybrid", "arc_eager", "swap", "attardi"])
 def test_eager_root_narrows_the_target_to_root_when_closing_a_gold_sentence_is_optimal(system):
     """From random reachable states on multi-sentence gold: with eager_root the training
@@ -367,8 +372,8 @@ def test_eager_root_narrows_the_target_to_root_when_closing_a_gold_sentence_is_o
         n = rng.randint(3, 8)
         gold = random_forest(n, rng, rng.choice(["multi", "multi", "projective", "nonprojective"]))
         labels = ["ROOT" if h == i else rng.choice(["a", "b"]) for i, h in enumerate(gold)]
-        plain = random_state(Simulator(system, n, labels=["a", "b"]), gold, rng, p_oracle=0.7)
-        eager = Simulator(system, n, labels=["a", "b"], eager_root=True)
+        plain = random_state(Simulator(system, n, labels=["a", "b"], **PLAIN_TARGET), gold, rng, p_oracle=0.7)
+        eager = Simulator(system, n, labels=["a", "b"], **{**PLAIN_TARGET, "eager_root": True})
         eager.state = plain.state.copy()
         if plain.is_final():
             continue
@@ -392,13 +397,14 @@ def _targets_in_a_random_state(system, rng, kinds, p_oracle, option_sets):
     n = rng.randint(3, 8)
     gold = random_forest(n, rng, rng.choice(kinds))
     labels = ["ROOT" if h == i else rng.choice(["a", "b"]) for i, h in enumerate(gold)]
-    plain = random_state(Simulator(system, n, labels=["a", "b"]), gold, rng, p_oracle=p_oracle)
+    plain = random_state(Simulator(system, n, labels=["a", "b"], **PLAIN_TARGET), gold, rng,
+                         p_oracle=p_oracle)
     if plain.is_final():
         return None
     zero = {a for a, c in plain.costs(gold, labels).items() if c <= 0}
     target = {}
     for name, options in option_sets:
-        sim = Simulator(system, n, labels=["a", "b"], **options)
+        sim = Simulator(system, n, labels=["a", "b"], **{**PLAIN_TARGET, **options})
         sim.state = plain.state.copy()
         target[name] = {a for a, c in sim.training_costs(gold, labels).items() if c <= 0}
     return gold, plain, zero, target
@@ -494,7 +500,7 @@ def test_keep_sentences_makes_greedy_training_keep_the_sentence():
     keep_sentences it keeps the sentence and ROOT is no gold class."""
     gold, labels = [1, 1, 1, 1], ["a", "ROOT", "a", "a"]
     for keep, expected in ((False, []), (True, [0, 3])):
-        sim = Simulator("arc_eager", 4, labels=["a"], keep_sentences=keep)
+        sim = Simulator("arc_eager", 4, labels=["a"], **{**PLAIN_TARGET, "keep_sentences": keep})
         for action in ("SHIFT", "RIGHT", "RIGHT", "REDUCE-a", "REDUCE-a"):
             sim.apply(action)
         costs = sim.costs(gold, labels)
@@ -538,7 +544,8 @@ def _labelled_walk(system, options, rng):
     n = rng.randint(3, 8)
     gold = random_forest(n, rng, rng.choice(["multi", "projective", "nonprojective"]))
     labels = ["ROOT" if h == i else rng.choice(["a", "b"]) for i, h in enumerate(gold)]
-    sim = random_state(Simulator(system, n, labels=["a", "b"], **options), gold, rng, p_oracle=0.6)
+    sim = random_state(Simulator(system, n, labels=["a", "b"], **{**PLAIN_TARGET, **options}), gold,
+                       rng, p_oracle=0.6)
     return n, gold, labels, sim
 
 
@@ -548,7 +555,7 @@ def _training_step(walk, gold, labels, scores, *, follow_oracle, explore=None, *
     settings) if given: (that Simulator after the step, the d_scores the step wrote)."""
     import numpy
 
-    sim = Simulator(walk.system_name, walk.n_words, labels=["a", "b"], **options)
+    sim = Simulator(walk.system_name, walk.n_words, labels=["a", "b"], **{**PLAIN_TARGET, **options})
     sim.state = walk.state.copy()
     d_scores = numpy.zeros_like(scores)
     seen = numpy.zeros((sim.moves.n_moves,), dtype=numpy.uint8)
@@ -569,7 +576,7 @@ def test_static_target_keeps_the_static_oracles_move_where_it_is_optimal(system,
         n, gold, labels, plain = _labelled_walk(system, options, rng)
         if plain.is_final():
             continue
-        static = Simulator(system, n, labels=["a", "b"], target="static", **options)
+        static = Simulator(system, n, labels=["a", "b"], **{**PLAIN_TARGET, "target": "static", **options})
         static.state = plain.state.copy()
         zero = {a for a, c in plain.costs(gold, labels).items() if c <= 0}
         target = {a for a, c in static.training_costs(gold, labels).items() if c <= 0}
@@ -738,7 +745,7 @@ def test_cut_path_follows_the_static_move_where_it_is_optimal(system, options):
         labels = ["ROOT" if h == i else rng.choice(["a", "b"]) for i, h in enumerate(gold)]
         paths = {}
         for cut_path in ("first", "static"):
-            sim = Simulator(system, n, labels=["a", "b"], cut_path=cut_path, **options)
+            sim = Simulator(system, n, labels=["a", "b"], **{**PLAIN_TARGET, "cut_path": cut_path, **options})
             path = sim.moves.get_oracle_sequence_from_state(sim.state.copy(), sim._gold(gold, labels))
             for clas in path:
                 name = sim._class_name(clas)

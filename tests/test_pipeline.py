@@ -392,3 +392,25 @@ def test_same_seed_and_config_train_byte_identical_models(system, options):
     assert models[0] == models[1]
     if system == "attardi":     # no wall-clock cut on the costs unless asked for
         assert parser.moves.oracle_.max_ms == 0 and parser.moves.cfg["max_ms"] == 0
+
+
+
+def test_sentence_target_defaults_come_from_the_system(tmp_path):
+    """close_sentences / keep_sentences are on for arc_eager (its common_option_defaults,
+    chosen at convergence: docs/systems/arc_eager.md) and off for every other system; an
+    explicit value wins, and a saved pipeline keeps what it was trained with."""
+    from spacy_dynoracle import SYSTEMS
+
+    def sentence_targets(nlp):
+        cfg = nlp.get_pipe("dynoracle_parser").moves.cfg
+        return cfg["close_sentences"], cfg["keep_sentences"]
+
+    for name in SYSTEMS:
+        on = name == "arc_eager"
+        assert sentence_targets(make_nlp(transition_system=name)) == (on, on), name
+    off = make_nlp(system_options={"close_sentences": False, "keep_sentences": False})
+    assert sentence_targets(off) == (False, False)
+    examples = make_examples(off.vocab, 4, seed=3)
+    off.initialize(lambda: examples)
+    off.to_disk(tmp_path / "off")
+    assert sentence_targets(spacy.load(tmp_path / "off")) == (False, False)

@@ -282,6 +282,10 @@ cdef class DynOracleSystem(TransitionSystem):
     # convergence (issue 19); a system that trains better with another overrides it, with
     # the measurement in its docs/systems page
     default_oracle = "dynamic"
+    # defaults of COMMON_OPTIONS that differ for this system: a system overrides one only
+    # with the converged measurement in its docs/systems page (the options' effect on one
+    # system says nothing of another)
+    common_option_defaults = {}
     explore_rules = EXPLORE_RULES    # the values of the factory's explore_rule
 
     def __init__(self, strings, labels_by_action=None, min_freq=None, *,
@@ -300,6 +304,7 @@ cdef class DynOracleSystem(TransitionSystem):
         for key, default in self.options.items():
             self.cfg[key] = options.get(key, default)
         for key, default in COMMON_OPTIONS.items():
+            default = self.common_option_defaults.get(key, default)
             self.cfg[key] = bool(options.get(key, default)) if isinstance(default, bool) \
                 else options.get(key, default)
         for key, choices in (("target", TARGETS), ("cut_path", CUT_PATHS),
