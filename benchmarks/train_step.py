@@ -37,8 +37,8 @@ import statistics
 import time
 from pathlib import Path
 
-from common import (build_nlp, csv_list, load_examples, registered_systems, summary,
-                    system_overrides, treebank_files)
+from common import (build_nlp, csv_list, load_examples, load_trained, registered_systems,
+                    summary, system_overrides, treebank_files)
 from spacy_dynoracle.options import parse_options
 
 
@@ -98,13 +98,13 @@ def main():
         model_system = load_config(args.model / "config.cfg")["components"]["parser"][
             "transition_system"]
 
-    def pipeline(name, overrides):
-        if args.projectivize:
-            overrides = {**overrides, "components.parser.projectivize": args.projectivize == "true"}
+    def pipeline(name, oracle, opts):
+        extra = ({"components.parser.projectivize": args.projectivize == "true"}
+                 if args.projectivize else {})
         if name != model_system:
-            return build_nlp("dynoracle.cfg", train, overrides)
-        import spacy
-        return spacy.load(args.model, config=overrides)
+            return build_nlp("dynoracle.cfg", train,
+                             {**system_overrides(name, oracle, **opts), **extra})
+        return load_trained(args.model, oracle, opts, extra)[0]
 
     variants = [("", {})] + [(f"[{v}]", parse_options(csv_list(v))) for v in args.variant]
     for name, cls in registered_systems(csv_list(args.systems)):
@@ -116,7 +116,7 @@ def main():
                 if only and oracle not in only and not oracle.startswith("static"):
                     continue
                 try:
-                    nlp = pipeline(name, system_overrides(name, oracle, **opts))
+                    nlp = pipeline(name, oracle, opts)
                 except Exception as err:  # an oracle that cannot be built is reported, not fatal
                     print(f"# {name} {oracle}{suffix}: {err!r}")
                     continue
