@@ -121,6 +121,35 @@ def system_overrides(name, oracle, **options):
     return out
 
 
+def load_trained(model_dir, oracle=None, options=None, overrides=None):
+    """A trained pipeline from `model_dir` with its parser's `oracle` (None = the saved one),
+    system `options` (parsed values) and other config `overrides`; returns (nlp, system name,
+    oracle). spaCy builds the component from the config (the overrides included) and then
+    `from_disk` updates the moves' cfg with the saved one, so an option the system reads
+    from its cfg at run time would silently stay the trained value: the options given are
+    set again after loading."""
+    import spacy
+    from spacy.util import load_config
+
+    from spacy_dynoracle import get_system_class
+
+    cfg = load_config(Path(model_dir) / "config.cfg")["components"].get("parser", {})
+    if cfg.get("factory") != "dynoracle_parser":
+        raise SystemExit(f"{model_dir}: no dynoracle_parser named 'parser' in this pipeline")
+    name = cfg["transition_system"]
+    own = getattr(get_system_class(name), "options", {})
+    options = {k: v for k, v in (options or {}).items() if k in own}
+    config = dict(overrides or {})
+    if oracle is not None:
+        config.update(system_overrides(name, oracle))
+    config.update({parser_option_key(name, k): v for k, v in options.items()})
+    nlp = spacy.load(model_dir, config=config)
+    parser = nlp.get_pipe("parser")
+    parser.moves.cfg.update(options)
+    # the parser's cfg holds the oracle it resolved (the config's may be null = the default)
+    return nlp, name, parser.cfg["oracle"]
+
+
 def summary(values):
     """median, min, max, p10, p90 of a list of numbers."""
     import statistics

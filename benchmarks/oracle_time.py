@@ -20,15 +20,16 @@ on R copies and the fastest kept (on a shared machine one timing mostly measures
 With --model DIR the states are those a trained pipeline visits while it explores: its
 system, oracle and labels, its scores at each state (tok2vec run on each Doc), and the walk
 follows the model's best valid move with probability --p-random (0.9 = training's default
-exploration) instead of random scores; --systems/--oracles do not apply.
+exploration) instead of random scores; --systems/--oracles do not apply, --option does (the
+system options of the model's system, e.g. `--option tail_memo=false` for swap).
 
     python benchmarks/oracle_time.py --model training/lr_spine-dynamic/model-best --p-random 0.9 --reps 3
 
 --clock cpu times each state by the thread's CPU time instead of the wall clock: on a loaded
 machine a niced process is preempted inside single states, which the wall clock counts
 (attardi's 54-136 ms states of docs/systems/attardi.md took 5 ms of CPU). --slowest K prints
-where the K slowest states are (Doc, state index, stack depth, buffer length, the system's
-last oracle path).
+where the K slowest states are (Doc, step = the state's index in that Doc's walk, stack
+depth, buffer length, the system's last oracle path).
 
     python benchmarks/oracle_time.py --model training/attardi-dynamic/model-last --p-random 0.9 \\
         --reps 3 --clock cpu --slowest 8
@@ -43,8 +44,8 @@ from pathlib import Path
 
 import numpy
 
-from common import (build_nlp, csv_list, load_examples, registered_systems, system_overrides,
-                    treebank_files)
+from common import (build_nlp, csv_list, load_examples, load_trained, registered_systems,
+                    system_overrides, treebank_files)
 from spacy_dynoracle.options import parse_options
 
 TREEBANKS = "UD_Hungarian-Szeged"
@@ -76,7 +77,8 @@ def walk(moves, examples, args, rng, other=None, nlp=None):
     """Time every state of every Doc; returns per-state times (ns), whether the state's Doc
     has non-projective gold, the length of the state's gold sentence (b0's, or s0's when
     the buffer is empty), the agreement counts with `other` (a second system) and per state
-    where it is (Doc index, step, stack depth, buffer length, the system's
+    where it is (Doc index, step = the state's index in its Doc's walk, stack depth, buffer
+    length, the system's
     `last_oracle_path` if it has one). With
     `nlp` (a trained pipeline whose parser owns `moves`) the scores are the model's."""
     n = moves.n_moves
@@ -98,9 +100,11 @@ def walk(moves, examples, args, rng, other=None, nlp=None):
         step_model = model_scorer(nlp, eg.predicted) if nlp is not None else None
         gold2 = other.init_gold_batch([eg])[1][0] if other is not None else None
         sent_len = sentence_lengths(eg.reference)
+        step = 0
         while not state.is_final():
             front = state.B(0) if state.buffer_length() > 0 else state.S(0)
-            where.append([doc_i, len(where), state.stack_depth(), state.buffer_length(), None])
+            where.append([doc_i, step, state.stack_depth(), state.buffer_length(), None])
+            step += 1
             lens.append(int(sent_len[front]) if 0 <= front < len(sent_len) else 0)
             if other is not None:
                 valid, a = moves._sim_class_costs(state, gold)
@@ -147,18 +151,6 @@ def model_scorer(nlp, doc):
     return nlp.get_pipe("parser").model.predict([doc])
 
 
-def load_trained(model_dir):
-    """(pipeline, system, oracle) of a trained pipeline for --model."""
-    import spacy
-
-    nlp = spacy.load(model_dir)
-    cfg = nlp.config["components"].get("parser", {})
-    if cfg.get("factory") != "dynoracle_parser":
-        raise SystemExit(f"{model_dir}: no dynoracle_parser named 'parser' in this pipeline")
-    # the parser's cfg holds the oracle it resolved (the config's may be null = the default)
-    return nlp, cfg["transition_system"], nlp.get_pipe("parser").cfg["oracle"]
-
-
 def stats(times_ns):
     a = numpy.asarray(times_ns, dtype=numpy.float64) / 1000.0   # microseconds
     if not a.size:
@@ -197,7 +189,7 @@ def main():
                     help="wall-clock time per state (default) or the thread's CPU time (not "
                          "inflated by preemption on a loaded machine)")
     ap.add_argument("--slowest", type=int, default=0,
-                    help="print the K slowest states (Doc, state index, stack, buffer, oracle path)")
+                    help="print the K slowest states (Doc, step in its walk, stack, buffer, oracle path)")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     options = parse_options(args.option)
@@ -214,7 +206,7 @@ def main():
         train, dev = treebank_files(tb)
         path, select = (train, "all") if args.split == "train" else (dev or train, "all" if dev else "tail:0.1")
         if args.model:
-            trained, name, oracle = load_trained(args.model)
+            trained, name, oracle = load_trained(args.model, options=options)
             runs = [(name, type(trained.get_pipe("parser").moves), [oracle])]
         else:
             trained = None
@@ -281,7 +273,7 @@ def main():
                 if args.slowest:
                     slow = sorted(range(len(times)), key=lambda i: -times[i])[:args.slowest]
                     row["slowest"] = [{"ms": times[i] / 1e6, "sentence_len": lens[i],
-                                       **dict(zip(("doc", "state", "stack", "buffer", "path"),
+                                       **dict(zip(("doc", "step", "stack", "buffer", "path"),
                                                   where[i]))} for i in slow]
                     for r in row["slowest"]:
                         print(f"    slow: {r}", flush=True)

@@ -37,17 +37,28 @@ import statistics
 import time
 from pathlib import Path
 
-from common import (build_nlp, csv_list, load_examples, registered_systems, summary,
-                    system_overrides, treebank_files)
+from common import (build_nlp, csv_list, load_examples, load_trained, registered_systems,
+                    summary, system_overrides, treebank_files)
 from spacy_dynoracle.options import parse_options
 
 
-def time_updates(nlp, batches, sgd):
+def time_updates(nlp, batches, sgd, seed=0):
+    """Wall and CPU seconds of one update per batch. Before each update the random
+    generators are seeded from (seed, batch), the same for every pipeline: `update` draws
+    its segment length from Python's `random` (update_with_oracle_cut_size: uniform in
+    50-200 moves) and interleaved pipelines would otherwise get different lengths, hence
+    different numbers of states per update."""
+    from spacy.util import fix_random_seed
+
     losses = {}
-    start, cpu = time.perf_counter(), time.process_time()
-    for batch in batches:
+    wall = cpu = 0.0
+    for i, batch in enumerate(batches):
+        fix_random_seed(seed * 1000 + i)
+        start, cpu0 = time.perf_counter(), time.process_time()
         nlp.update(batch, sgd=sgd, losses=losses)
-    return time.perf_counter() - start, time.process_time() - cpu
+        wall += time.perf_counter() - start
+        cpu += time.process_time() - cpu0
+    return wall, cpu
 
 
 def static_reference(pipelines, name, oracle):
@@ -98,13 +109,13 @@ def main():
         model_system = load_config(args.model / "config.cfg")["components"]["parser"][
             "transition_system"]
 
-    def pipeline(name, overrides):
-        if args.projectivize:
-            overrides = {**overrides, "components.parser.projectivize": args.projectivize == "true"}
+    def pipeline(name, oracle, opts):
+        extra = ({"components.parser.projectivize": args.projectivize == "true"}
+                 if args.projectivize else {})
         if name != model_system:
-            return build_nlp("dynoracle.cfg", train, overrides)
-        import spacy
-        return spacy.load(args.model, config=overrides)
+            return build_nlp("dynoracle.cfg", train,
+                             {**system_overrides(name, oracle, **opts), **extra})
+        return load_trained(args.model, oracle, opts, extra)[0]
 
     variants = [("", {})] + [(f"[{v}]", parse_options(csv_list(v))) for v in args.variant]
     for name, cls in registered_systems(csv_list(args.systems)):
@@ -116,7 +127,7 @@ def main():
                 if only and oracle not in only and not oracle.startswith("static"):
                     continue
                 try:
-                    nlp = pipeline(name, system_overrides(name, oracle, **opts))
+                    nlp = pipeline(name, oracle, opts)
                 except Exception as err:  # an oracle that cannot be built is reported, not fatal
                     print(f"# {name} {oracle}{suffix}: {err!r}")
                     continue
@@ -139,9 +150,9 @@ def main():
         if hasattr(moves, "timed"):
             moves.timed = True
             oracle_cpu[key] = -moves.oracle_stats()["oracle_cpu_s"]
-    for _ in range(args.reps):
+    for rep in range(args.reps):
         for key, nlp in pipes.items():
-            times[key].append(time_updates(nlp, batches[key], sgds[key]))
+            times[key].append(time_updates(nlp, batches[key], sgds[key], seed=1 + rep))
     raw = {f"{k[0]} {k[1]}": {"wall_s": [t[0] for t in ts], "cpu_s": [t[1] for t in ts]}
            for k, ts in times.items()}
     clock = 1 if args.clock == "cpu" else 0
@@ -159,8 +170,14 @@ def main():
         per = [t / n_updates for t in ts]
         print(f"{name:14}{oracle:30}{statistics.median(per):>10.4f}{min(per):>9.4f}{max(per):>9.4f}"
               f"{n_words / med:>10,.0f}{(f'{ratio:.3f}' if ratio else '-'):>10}{med / stock:>9.3f}")
+        # per repetition (the pipelines are interleaved, so a repetition's pipelines ran
+        # under about the same load): this machine's spread of the ratio
+        per_rep = [t / s for t, s in zip(ts, static)] if static else []
+        if per_rep and static is not ts:
+            print(f"{'':44}per repetition ÷ static: " + ", ".join(f"{r:.3f}" for r in per_rep))
         out.append({"system": name, "oracle": oracle, "seconds_per_update": summary(per),
-                    "words_per_s": n_words / med, "ratio_to_static": ratio, "ratio_to_spacy": med / stock})
+                    "words_per_s": n_words / med, "ratio_to_static": ratio, "ratio_to_spacy": med / stock,
+                    "ratio_to_static_per_rep": per_rep})
     for key in oracle_cpu:   # per update: the oracle's CPU (mean), the update's median less it
         oracle_cpu[key] += pipes[key].get_pipe("parser").moves.oracle_stats()["oracle_cpu_s"]
         oracle_cpu[key] /= args.reps * n_updates

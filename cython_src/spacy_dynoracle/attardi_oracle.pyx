@@ -1173,14 +1173,30 @@ cdef class AttardiOracle:
             self.max_combos = combos
 
     cdef void _add(self, const int* sa, const int* G, int D, int v) noexcept nogil:
+        """Accumulate item (α = sa[0..D-2], γ = G) with value v in the cell being built.
+        An item already in the cell passed the lost-dependents test with its value v0, and
+        _lost depends on the item and the cell only, so for v < v0 it passes too (and for
+        v >= v0 nothing changes): the test runs for new items only (_lost was the
+        largest cost of the table on degree 3, docs/long_sentences.md)."""
         cdef int s[8]
-        cdef int q
+        cdef int q, slot
+        cdef uint64_t key
+        if v > self._cap:
+            return
         for q in range(D - 1):
             s[q] = sa[q]
         for q in range(D):
             s[D - 1 + q] = G[q]
-        if v <= self._cap and v + self._lost(s, D) <= self._cap:
-            self._hput(pack(s, 2 * D - 1), v)
+        key = pack(s, 2 * D - 1)
+        slot = <int>(((key * <uint64_t>0x9E3779B97F4A7C15) >> 32) & <uint64_t>self._hmask)
+        while self._hstamp[slot] == self._hgen:      # _hput's probe
+            if self._hkeys[slot] == key:
+                if v < self._hvals[slot]:
+                    self._hvals[slot] = v
+                return
+            slot = (slot + 1) & self._hmask
+        if v + self._lost(s, D) <= self._cap:
+            self._hput(key, v)
 
     cdef void _prepare_lost(self, const AttGold* g, const int* rho, int m, int l) noexcept nogil:
         """For _lost: hp[p] = position in ρ of the gold head of ρ[p] (-1: unknown, an orphan,

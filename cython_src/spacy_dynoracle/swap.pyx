@@ -458,12 +458,17 @@ cdef class SwapSystem(DynOracleSystem):
             cfg_copy(&tp, c)
             tp.thead = o.thead2
             cfg_set_missing(&tp)
+            if self.tail_memo:
+                # the memo's prefix counts of c.sent (rollout_tail_current): O(1) SHIFT
+                # validity in the rollouts
+                tp.start_count = o.start_count
             for m in range(5):
                 ub3[m] = SW_INF
                 if not valid[m]:
                     continue
                 for k in range(3):
                     cfg_copy(&t, c if k == 0 else &tp)
+                    t.start_count = tp.start_count
                     t.trank = o.rank if k == 0 else (o.trank2 if k == 1 else o.trank3)
                     t.loss = 0
                     cfg_do(&t, m)

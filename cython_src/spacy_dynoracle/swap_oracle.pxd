@@ -46,6 +46,7 @@ cdef struct SwapGoldC:
     int* tail_loss       # [order class 0/1][empty/stuck][E]: loss of the rest of a rollout
                          # from the cut point E (-1: no memo; rollout_tail_build)
     signed char* tail_sent   # the preset sentence starts the memo was built for
+    int* start_count     # per word i, the preset sentence starts at 0..i (of tail_sent)
     int tail_built
 
 
@@ -63,6 +64,10 @@ cdef struct Cfg:
     const int* ghead     # real gold (-1 = root) for the loss
     const int* known
     const TokenC* sent   # preset sentence starts (NULL: none)
+    const int* start_count   # prefix counts of sent's starts (SwapGoldC.start_count), so
+                             # SHIFT's validity is O(1); NULL: scan sent
+    int max_gone         # the largest word neither on the stack nor in the buffer (-1:
+                         # none), so ROOT's validity is O(1) (cfg_valid)
 
 
 cdef struct RolloutTail:

@@ -28,6 +28,8 @@ cdef int cfg_alloc(Cfg* c, int n) noexcept nogil:
     c.nb = 0
     c.loss = 0
     c.sent = NULL
+    c.start_count = NULL
+    c.max_gone = -1
     return 0
 
 
@@ -63,11 +65,14 @@ cdef void cfg_set_missing(Cfg* c) noexcept nogil:
         c.live[c.stk[i]] = 1
     for i in range(c.nb):
         c.live[c.buf[i]] = 1
+    c.max_gone = -1
     for x in range(c.n):
         if c.live[x]:
             h = c.thead[x]
             if h >= 0:
                 c.missing[h] += 1
+        else:
+            c.max_gone = x
 
 
 cdef uint64_t cfg_key(const Cfg* c) noexcept nogil:
@@ -95,22 +100,32 @@ cdef bint same_segment(const TokenC* sent, int a, int b) noexcept nogil:
     return True
 
 
+cdef inline bint cfg_same_segment(const Cfg* c, int a, int b) noexcept nogil:
+    """same_segment of c's preset sentence starts, by their prefix counts when c has them."""
+    if c.start_count == NULL:
+        return same_segment(c.sent, a, b)
+    return c.start_count[a] == c.start_count[b]
+
+
 cdef void cfg_valid(const Cfg* c, int* valid) noexcept nogil:
     """Validity of the five moves (docs/specs/swap.md §1.1 plus the package's sentence rules; the
-    same rules as swap.pyx's move classes)."""
-    cdef int i, lo
-    valid[M_SHIFT] = c.nb > 0 and (c.ns == 0 or same_segment(c.sent, c.stk[c.ns - 1],
-                                                            c.buf[c.nb - 1]))
+    same rules as swap.pyx's move classes).
+
+    ROOT with s0 alone on the stack needs the buffer to be the last nb words (its smallest
+    word n - nb) and no preset non-start there. The words are partitioned into the stack,
+    the buffer and the words gone, so the buffer is {n-nb, ..., n-1} iff s0 and every word
+    gone precede n - nb: O(1) with max_gone instead of a scan of the buffer."""
+    cdef int lo
+    valid[M_SHIFT] = c.nb > 0 and (c.ns == 0 or cfg_same_segment(c, c.stk[c.ns - 1],
+                                                                c.buf[c.nb - 1]))
     valid[M_LEFT] = c.ns >= 2
     valid[M_RIGHT] = c.ns >= 2
     valid[M_SWAP] = c.ns >= 2 and c.stk[c.ns - 2] < c.stk[c.ns - 1]
     valid[M_ROOT] = 0
     if c.ns == 1:
-        lo = c.n
-        for i in range(c.nb):
-            if c.buf[i] < lo:
-                lo = c.buf[i]
-        if c.nb == 0 or (lo == c.n - c.nb and (c.sent == NULL or c.sent[lo].sent_start != -1)):
+        lo = c.n - c.nb
+        if c.nb == 0 or (c.stk[0] < lo and c.max_gone < lo
+                         and (c.sent == NULL or c.sent[lo].sent_start != -1)):
             valid[M_ROOT] = 1
 
 
@@ -119,6 +134,8 @@ cdef inline void attach(Cfg* c, int d, int h) noexcept nogil:
     if th >= 0:
         c.missing[th] -= 1
     c.live[d] = 0
+    if d > c.max_gone:
+        c.max_gone = d
     if c.known[d] and c.ghead[d] != h:
         c.loss += 1
 
@@ -343,6 +360,7 @@ cdef int rollout(Cfg* c, RolloutTail* tail) noexcept nogil:
                         c.loss += rest
                         tail.memo_loss += rest
                         c.nb = 0
+                        c.max_gone = c.n - 1    # the words from `cut` on are gone
                         tail.u = 0
                         continue
             cfg_do(c, M_SHIFT)
@@ -412,6 +430,7 @@ cdef void rollout_tail_build(SwapGoldC* o, const TokenC* sent) noexcept nogil:
     cdef int* stuck
     for i in range(n):
         o.tail_sent[i] = preset_start(sent, i)
+        o.start_count[i] = (o.start_count[i - 1] if i > 0 else 0) + (o.tail_sent[i] == 1)
     for i in range(4 * (n + 1)):
         o.tail_loss[i] = -1
     cfg_alloc(&base, n)
@@ -424,6 +443,7 @@ cdef void rollout_tail_build(SwapGoldC* o, const TokenC* sent) noexcept nogil:
     base.ghead = o.head
     base.known = o.known
     base.sent = sent
+    base.start_count = o.start_count
     base.loss = 0
     cfg_set_missing(&base)
     for cls in range(2):
@@ -438,6 +458,7 @@ cdef void rollout_tail_build(SwapGoldC* o, const TokenC* sent) noexcept nogil:
                 continue
             cfg_copy(&t, &base)
             t.nb = n - E
+            t.max_gone = E - 1         # the words before E are gone
             cfg_do(&t, M_SHIFT)        # the policy's move with an empty stack
             rollout_tail_view(o, cls, t.nb, &tail)
             empty[E] = rollout(&t, &tail)
@@ -448,6 +469,7 @@ cdef void rollout_tail_build(SwapGoldC* o, const TokenC* sent) noexcept nogil:
             t.stk[0] = w
             t.ns = 1
             t.nb = n - E
+            t.max_gone = E - 2         # the words before w are gone
             t.missing[w] = 1           # inert: never reduced by gold, RIGHT-headed
             cfg_do(&t, M_SHIFT)        # valid: E is no preset sentence start
             rollout_tail_view(o, cls, t.nb, &tail)
@@ -722,6 +744,7 @@ cdef class SwapOracleData:
         self.c.rank3 = <int*>mem.alloc(n + 1, sizeof(int))
         self.c.tail_loss = <int*>mem.alloc(4 * (n + 1), sizeof(int))
         self.c.tail_sent = <signed char*>mem.alloc(n + 1, sizeof(signed char))
+        self.c.start_count = <int*>mem.alloc(n + 1, sizeof(int))
         self.c.tail_built = 0
         self.c.minimal = new unordered_map[uint64_t, int]()
         self.c.mpc_fallback = 0
