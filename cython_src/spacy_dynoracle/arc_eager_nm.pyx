@@ -26,21 +26,36 @@ buffer words are headless (rebuffered words were headless when unshifted), and a
 word's head is final. So every non-final state has a valid move: REDUCE with two or more
 stack words, ROOT or (SHIFT, LEFT, RIGHT) with one, SHIFT with none.
 
+Oracle ``dynamic`` (the default): exact costs, from the forests over the open words that
+arc_eager_nm_oracle.pyx scores per gold block (docs/systems/arc_eager_nm.md, "The exact
+oracle"): SHIFT and the unshift cost nothing (the open words and what each may still become
+do not change), RIGHT costs what making b0 HEADED lowers the best forest of its block by,
+LEFT, the popping REDUCE and ROOT what removing s0 lowers it by, less the gold arc they
+make.
+
 Oracle ``spacy``: spaCy's approximate costs (push_cost, pop_cost and the per-move rules of
 spaCy's arc_eager.pyx) read on this package's gold, without BREAK's sentence-boundary term.
 They are not exact: docs/systems/arc_eager_nm.md gives how often their zero-cost set differs
 from exhaustive search.
 """
+from cython.operator cimport dereference as deref
+from libcpp.vector cimport vector
+
 from spacy.typedefs cimport attr_t, weight_t
-from spacy.pipeline._parser_internals._state cimport StateC
+from spacy.pipeline._parser_internals._state cimport StateC, ArcC
 from spacy.pipeline._parser_internals.stateclass cimport StateClass
 
 from .system_base cimport (
     DynOracleSystem, GoldC, SHIFT, LEFT, RIGHT, ROOT, REDUCE, N_MOVES, AT_S0, AT_B0,
     shift_is_valid,
 )
+from .system_base cimport DynGold
 from .arc_eager cimport s0_b0_arc_is_valid
+from .arc_eager_nm_oracle cimport (
+    NMOracle, NMOracleTable, nm_block_best, NM_FREE, NM_HEADED,
+)
 
+ORACLE_DYNAMIC = "dynamic"
 ORACLE_SPACY = "spacy"
 
 
@@ -211,16 +226,136 @@ cdef void spacy_move_costs(const StateC* st, const GoldC* g, const int* valid,
             cost[ROOT] = reduce_cost
 
 
+# ---- the exact costs (arc_eager_nm_oracle.pyx) ------------------------------------------
+cdef inline int item_at(const StateC* st, int i) noexcept nogil:
+    """Open word i of the state in word order: the stack from its bottom, then the buffer."""
+    cdef int depth = st.stack_depth()
+    return st.S(depth - 1 - i) if i < depth else st.B(i - depth)
+
+
+cdef attr_t right_arc_label(const StateC* st, int head, int child) noexcept nogil:
+    """The label of the arc head -> child (head < child) in the state; 0 if there is none.
+    A RIGHT arc of a stack word is its head's last right arc (nothing attaches to the head
+    while the word is above it), so the search from the back ends at once."""
+    cdef const vector[ArcC]* arcs
+    cdef int i
+    it = st._right_arcs.const_find(head)
+    if it == st._right_arcs.const_end():
+        return 0
+    arcs = &deref(it).second
+    for i in range(<int>arcs.size() - 1, -1, -1):
+        if arcs.at(i).child == child:
+            return arcs.at(i).label
+    return 0
+
+
+cdef inline bint has_gold_label(const StateC* st, const GoldC* g, int w) noexcept nogil:
+    """The stack word w's arc (from RIGHT) carries w's gold label, or that is unknown."""
+    return g.labels[w] == 0 or right_arc_label(st, st.H(w), w) == g.labels[w]
+
+
+cdef int block_best(NMOracle* o, const StateC* st, const GoldC* g, int pivot, int skip,
+                    int headed) noexcept nogil:
+    """nm_block_best for the block of open word number `pivot` (item_at), cut at gold
+    blocks and preset sentence starts, without open word `skip` (a move pops it; -1: none)
+    and with open word `headed` HEADED (RIGHT pushes it; -1: none)."""
+    cdef int depth = st.stack_depth()
+    cdef int n_items = depth + st.buffer_length()
+    cdef int p = item_at(st, pivot)
+    cdef int first = o.block_start[p]
+    cdef int last = o.block_end[p]
+    cdef int lo = pivot
+    cdef int hi = pivot
+    cdef int size = 0
+    cdef int i, w, before
+    while lo > 0 and item_at(st, lo - 1) >= first and not st.is_sent_start(item_at(st, lo)):
+        lo -= 1
+    while (hi + 1 < n_items and item_at(st, hi + 1) <= last
+           and not st.is_sent_start(item_at(st, hi + 1))):
+        hi += 1
+    for i in range(lo, hi + 1):
+        if i == skip:
+            continue
+        w = item_at(st, i)
+        o.word[size] = w
+        o.arc_ok[size] = 1
+        o.kind[size] = NM_FREE
+        if i == headed:
+            o.kind[size] = NM_HEADED        # its label is the class's: the base's label cost
+        elif i < depth and st.has_head(w):
+            o.kind[size] = NM_HEADED
+            o.arc_ok[size] = has_gold_label(st, g, w)
+        o.no_split[size] = st.cannot_sent_start(w)
+        size += 1
+    before = lo - (1 if 0 <= skip < lo else 0)      # open words left of the block
+    return nm_block_best(o, size, before > 0)
+
+
+cdef void nm_exact_costs(const StateC* st, const GoldC* g, const int* valid,
+                         weight_t* cost) noexcept nogil:
+    """The exact costs (module docstring; docs/systems/arc_eager_nm.md, "The exact
+    oracle"), unlabelled: the base adds the label term of LEFT and RIGHT, exact here too
+    (a gold RIGHT arc with a wrong label loses exactly that arc: the best forest after RIGHT
+    keeps b0's arc to s0 when it is gold). REDUCE of a HEADED s0 makes final the arc (and
+    label) RIGHT gave it."""
+    cdef NMOracle* o = <NMOracle*>g.extra
+    cdef int depth = st.stack_depth()
+    cdef int top = depth - 1
+    cdef int s0, b0, m, base_s, drop
+    cdef bint pops, same
+    for m in range(N_MOVES):
+        cost[m] = 0
+    if depth == 0:
+        return                                  # SHIFT only: free
+    s0 = st.S(0)
+    b0 = st.B(0) if st.buffer_length() > 0 else -1
+    pops = valid[LEFT] or valid[ROOT] or (valid[REDUCE] and st.has_head(s0))
+    if not (pops or valid[RIGHT]):
+        return                                  # SHIFT, unshift: free
+    base_s = block_best(o, st, g, top, -1, -1)
+    same = (b0 >= 0 and o.block_start[b0] == o.block_start[s0]
+            and not st.is_sent_start(b0))
+    if pops:
+        drop = base_s - block_best(o, st, g, top, top, -1)
+        if b0 >= 0 and not same and depth == 1:
+            # s0 was the only open word before b0's block: its first tree may now begin a
+            # sentence even at a word that cannot (nothing is left to join)
+            drop += block_best(o, st, g, top + 1, -1, -1) - block_best(o, st, g, top + 1, top, -1)
+        if valid[LEFT]:
+            cost[LEFT] = drop - (g.heads[s0] == b0)
+        if valid[REDUCE] and st.has_head(s0):
+            cost[REDUCE] = drop - (g.heads[s0] == st.S(1) and has_gold_label(st, g, s0))
+        if valid[ROOT]:
+            cost[ROOT] = drop - (g.heads[s0] == s0)
+    if valid[RIGHT]:
+        cost[RIGHT] = ((base_s if same else block_best(o, st, g, top + 1, -1, -1))
+                       - block_best(o, st, g, top + 1, -1, top + 1))
+
+
 cdef class ArcEagerNM(DynOracleSystem):
     """Non-monotonic arc-eager: SHIFT, RIGHT, LEFT (repairing), REDUCE (unshifting), ROOT
     (module docstring)."""
     name = "arc_eager_nm"
     projective = True
-    oracles = (ORACLE_SPACY,)
-    dynamic_oracles = (ORACLE_SPACY,)
-    default_oracle = ORACLE_SPACY
+    oracles = (ORACLE_DYNAMIC, ORACLE_SPACY)
+    dynamic_oracles = (ORACLE_DYNAMIC, ORACLE_SPACY)
+    nonprojective_oracles = (ORACLE_DYNAMIC,)     # exact on any gold: no lifting
+    default_oracle = ORACLE_DYNAMIC
     # as spaCy's parser and arc_eager: explore from the first update, follow the model
     default_schedule = (0, 1.0)
+    cdef bint use_exact
+
+    def set_oracle(self, oracle):
+        DynOracleSystem.set_oracle(self, oracle)
+        self.use_exact = oracle == ORACLE_DYNAMIC
+        self.needs_oracle_data = self.use_exact    # no fallback: costs from attach_oracle's data
+
+    def attach_oracle(self, DynGold gold):
+        """The exact oracle's per-Doc tables (gold blocks, chart), once per gold."""
+        if not self.use_exact or gold.c.extra != NULL:
+            return
+        table = NMOracleTable(gold.heads)
+        gold.attach(table, <void*>(<NMOracleTable>table).c)
 
     cdef int declare_moves(self) except -1:
         DynOracleSystem.declare_moves(self)
@@ -231,7 +366,13 @@ cdef class ArcEagerNM(DynOracleSystem):
 
     cdef void move_costs(self, const StateC* st, const GoldC* g, const int* valid,
                          weight_t* cost) noexcept nogil:
-        spacy_move_costs(st, g, valid, cost)
+        if not self.use_exact:
+            spacy_move_costs(st, g, valid, cost)
+        elif self.lacks_oracle_data(g):
+            for m in range(N_MOVES):
+                cost[m] = 0
+        else:
+            nm_exact_costs(st, g, valid, cost)
 
     def _sim_state_extra(self, StateClass state):
         """The unshiftable buffer words: part of the state's identity for memoised search
