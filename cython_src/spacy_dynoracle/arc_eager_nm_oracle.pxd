@@ -26,8 +26,9 @@ cdef struct NMOracle:
     char* kind           # [n] NM_FREE or NM_HEADED
     char* arc_ok         # [n] NM_HEADED: its arc to the item before it has the gold label
     char* no_split       # [n] the item cannot start a sentence (a preset -1)
-    int* chart           # 4 * max_block^2: Eisner's Cr, Cl, Ir, Il
-    int* top             # [max_block + 1]: the best forests of the items before each
+    int* chart           # 5 * max_block^2: Eisner's Cr, Cl, Ir, Il, and Clg
+    int* top             # [max_block + 1] (in chart's allocation): the best forest of the
+                         # items before each
 
 
 cdef NMOracle* nm_oracle_new(const int* gold, int n) noexcept nogil

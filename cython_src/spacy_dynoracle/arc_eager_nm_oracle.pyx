@@ -46,30 +46,31 @@ from .oracle_arrays cimport gold_block_ends, gold_heads_array, eisner_inside, ad
 
 cdef NMOracle* nm_oracle_new(const int* gold, int n) noexcept nogil:
     """The per-Doc tables for gold[0..n-1] (a root points to itself, -1 unknown); NULL on
-    allocation failure."""
+    allocation failure. Three allocations: the int arrays (gold first), the char arrays
+    (kind first), the chart (with top)."""
     cdef NMOracle* o = <NMOracle*>calloc(1, sizeof(NMOracle))
+    cdef int* ints
     cdef int* node_head
     cdef int* node_end
     cdef int w, start, L
     if o == NULL:
         return NULL
     o.n = n
-    o.gold = <int*>malloc((n + 1) * sizeof(int))
-    o.block_start = <int*>malloc((n + 1) * sizeof(int))
-    o.block_end = <int*>malloc((n + 1) * sizeof(int))
-    o.word = <int*>malloc((n + 1) * sizeof(int))
-    o.kind = <char*>malloc(n + 1)
-    o.arc_ok = <char*>malloc(n + 1)
-    o.no_split = <char*>malloc(n + 1)
-    node_head = <int*>malloc((n + 1) * sizeof(int))
-    node_end = <int*>malloc(2 * (n + 1) * sizeof(int))
-    if (o.gold == NULL or o.block_start == NULL or o.block_end == NULL or o.word == NULL
-            or o.kind == NULL or o.arc_ok == NULL or o.no_split == NULL or node_head == NULL
-            or node_end == NULL):
-        free(node_head)
-        free(node_end)
+    # gold, block_start, block_end, word: n + 1 each; scratch for gold_block_ends: 3 (n + 1)
+    ints = <int*>malloc(7 * (n + 1) * sizeof(int))
+    o.kind = <char*>malloc(3 * (n + 1))
+    if ints == NULL or o.kind == NULL:
+        free(ints)
         nm_oracle_free(o)
         return NULL
+    o.gold = ints
+    o.block_start = ints + (n + 1)
+    o.block_end = ints + 2 * (n + 1)
+    o.word = ints + 3 * (n + 1)
+    node_head = ints + 4 * (n + 1)
+    node_end = ints + 5 * (n + 1)           # and its scratch (reach): 2 (n + 1)
+    o.arc_ok = o.kind + (n + 1)
+    o.no_split = o.kind + 2 * (n + 1)
     # gold blocks in node numbering (conventions.pxd: word w is node w + 1, 0 the root)
     node_head[0] = -1
     for w in range(n):
@@ -86,14 +87,12 @@ cdef NMOracle* nm_oracle_new(const int* gold, int n) noexcept nogil:
             if L > o.max_block:
                 o.max_block = L
             start = w + 1
-    free(node_head)
-    free(node_end)
     L = o.max_block
-    o.chart = <int*>malloc(5 * L * L * sizeof(int))
-    o.top = <int*>malloc((L + 1) * sizeof(int))
-    if o.chart == NULL or o.top == NULL:
+    o.chart = <int*>malloc((5 * L * L + L + 1) * sizeof(int))
+    if o.chart == NULL:
         nm_oracle_free(o)
         return NULL
+    o.top = o.chart + 5 * L * L
     return o
 
 
@@ -102,15 +101,9 @@ cdef void nm_oracle_free(void* data) noexcept nogil:
     cdef NMOracle* o = <NMOracle*>data
     if o == NULL:
         return
-    free(o.gold)
-    free(o.block_start)
-    free(o.block_end)
-    free(o.word)
-    free(o.kind)
-    free(o.arc_ok)
-    free(o.no_split)
-    free(o.chart)
-    free(o.top)
+    free(o.gold)        # with block_start, block_end, word
+    free(o.kind)        # with arc_ok, no_split
+    free(o.chart)       # with top
     free(o)
 
 
