@@ -138,14 +138,22 @@ def gold_for(kind, n, rng):
 
 
 def gold_presets(gold, rng):
-    """Preset sentence starts that agree with the gold sentences, for half the trees (None
-    for the rest and for partial gold): 1 at each gold sentence start and -1 elsewhere, or
-    with about half of them left unknown (0)."""
-    if -1 in gold or rng.random() < 0.5:
-        return None
-    roots = [sentence_of(gold, d) for d in range(len(gold))]
-    starts = [1 if d == 0 or roots[d] != roots[d - 1] else -1 for d in range(len(gold))]
+    """Preset sentence starts for half the trees (None for the rest), one of four kinds in
+    turn: the gold sentences (1 at each gold sentence start, -1 elsewhere), the same with
+    about half left unknown (0), the gold starts unknown and the rest -1 (a RIGHT across a
+    gold start stays valid, a sentence cannot end elsewhere), and random 1 / -1 / 0
+    regardless of the gold. Partial gold gets the random kind only."""
     if rng.random() < 0.5:
+        return None
+    kind = 3 if -1 in gold else rng.randrange(4)
+    if kind == 3:
+        return [1] + [rng.choice([1, -1, 0]) for _ in gold[1:]]
+    roots = [sentence_of(gold, d) for d in range(len(gold))]
+    start = [d == 0 or roots[d] != roots[d - 1] for d in range(len(gold))]
+    if kind == 2:
+        return [1] + [0 if start[d] else -1 for d in range(1, len(gold))]
+    starts = [1 if s else -1 for s in start]
+    if kind == 1:
         starts = [s if d == 0 or rng.random() < 0.5 else 0 for d, s in enumerate(starts)]
     return starts
 
@@ -190,8 +198,7 @@ def forest_bound(table, gold, sim, headed_constraint=True):
     for first, last in table.blocks:
         block = [w for w in items if first <= w <= last]
         if block:
-            best += table.block_best(block, headed if headed_constraint else (),
-                                     items_before=items[0] < first)
+            best += table.block_best(block, headed if headed_constraint else ())
     return popped_loss + sum(1 for w in items if gold[w] >= 0) - best
 
 
@@ -303,25 +310,42 @@ def test_spacy_costs_fail_the_same_check():
     assert failures
 
 
+def test_static_move_walks_build_a_best_tree():
+    """target="static"'s canonical move (ArcEagerNM.static_move): following it from the start
+    builds a tree of the best reachable loss, monotonically (no unshift: two moves a
+    word)."""
+    rng = random.Random(41)
+    for _ in range(40):
+        gold = random_forest(rng.randint(1, 6), rng, rng.choice(KINDS))
+        sim = Simulator("arc_eager_nm", len(gold))
+        moves = 0
+        while not sim.is_final():
+            sim.apply(sim.static_move(gold))
+            moves += 1
+        assert moves == 2 * len(gold), (gold, moves)
+        loss = sum(h != g for h, g in zip(sim.heads(), gold))
+        assert loss == BruteForce(gold).minloss(Simulator("arc_eager_nm", len(gold))), gold
+
+
 @pytest.mark.slow
 def test_dynamic_oracle_exact_many():
     """docs/systems/arc_eager_nm.md's count: >= 6,000 states, n <= 7, every kind of gold,
-    half with the gold sentence starts preset; and 2,000 labelled states, n <= 5."""
+    half with sentence starts preset; and 1,000 labelled states, n <= 5."""
     per_kind, failures = exactness(6000, seed=37, max_n=7)
     print(f"arc_eager_nm dynamic: {sum(per_kind.values())} states, {len(failures)} wrong; "
           + ", ".join(f"{k} {v}" for k, v in sorted(per_kind.items())))
     assert sum(per_kind.values()) >= 6000 and not failures, failures[:3]
-    per_kind, failures = exactness(2000, seed=38, max_n=5, labels=True)
+    per_kind, failures = exactness(1000, seed=38, max_n=5, labels=True)
     print(f"labelled: {sum(per_kind.values())} states, {len(failures)} wrong")
-    assert sum(per_kind.values()) >= 2000 and not failures, failures[:3]
+    assert sum(per_kind.values()) >= 1000 and not failures, failures[:3]
 
 
 @pytest.mark.slow
 def test_argument_many():
     """docs/systems/arc_eager_nm.md's counts for the argument's parts."""
-    agree, differ = completions_agreement(2000, seed=39)
-    _, control = completions_agreement(2000, seed=39, headed_constraint=False)
-    groups, marks_differ = unshiftable_marks(300, seed=40)
+    agree, differ = completions_agreement(1000, seed=39)
+    _, control = completions_agreement(1000, seed=39, headed_constraint=False)
+    groups, marks_differ = unshiftable_marks(150, seed=40)
     print(f"forests: {agree} states agree, {len(differ)} differ; without the HEADED "
           f"constraints {len(control)} differ; marks: {groups} groups, {marks_differ} differ")
     assert not differ and control and not marks_differ

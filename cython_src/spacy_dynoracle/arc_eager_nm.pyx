@@ -47,7 +47,7 @@ from spacy.pipeline._parser_internals.stateclass cimport StateClass
 
 from .system_base cimport (
     DynOracleSystem, GoldC, SHIFT, LEFT, RIGHT, ROOT, REDUCE, N_MOVES, AT_S0, AT_B0,
-    shift_is_valid,
+    INVALID_COST, shift_is_valid,
 )
 from .system_base cimport DynGold
 from .arc_eager cimport s0_b0_arc_is_valid
@@ -254,25 +254,41 @@ cdef inline bint has_gold_label(const StateC* st, const GoldC* g, int w) noexcep
     return g.labels[w] == 0 or right_arc_label(st, st.H(w), w) == g.labels[w]
 
 
-cdef int block_best(NMOracle* o, const StateC* st, const GoldC* g, int pivot, int skip,
-                    int headed) noexcept nogil:
-    """nm_block_best for the block of open word number `pivot` (item_at), cut at gold
-    blocks and preset sentence starts, without open word `skip` (a move pops it; -1: none)
-    and with open word `headed` HEADED (RIGHT pushes it; -1: none)."""
-    cdef int depth = st.stack_depth()
-    cdef int n_items = depth + st.buffer_length()
+cdef void block_bounds(const NMOracle* o, const StateC* st, int pivot, int* lo,
+                       int* hi) noexcept nogil:
+    """The open words (numbers lo..hi, item_at) nm_block_best scores for open word number
+    pivot: its gold block, or, when a word of its preset sentence (between preset starts:
+    no arc crosses one) cannot start a sentence, that whole sentence (a tree may then have
+    to join the one before it across a gold cut: arc_eager_nm_oracle.pyx)."""
+    cdef int n_items = st.stack_depth() + st.buffer_length()
+    cdef int a = pivot
+    cdef int b = pivot
     cdef int p = item_at(st, pivot)
-    cdef int first = o.block_start[p]
-    cdef int last = o.block_end[p]
-    cdef int lo = pivot
-    cdef int hi = pivot
+    cdef int i
+    while a > 0 and not st.is_sent_start(item_at(st, a)):
+        a -= 1
+    while b + 1 < n_items and not st.is_sent_start(item_at(st, b + 1)):
+        b += 1
+    lo[0] = a
+    hi[0] = b
+    for i in range(a, b + 1):
+        if st.cannot_sent_start(item_at(st, i)):
+            return
+    lo[0] = pivot
+    hi[0] = pivot
+    while lo[0] > a and item_at(st, lo[0] - 1) >= o.block_start[p]:
+        lo[0] -= 1
+    while hi[0] < b and item_at(st, hi[0] + 1) <= o.block_end[p]:
+        hi[0] += 1
+
+
+cdef int block_best(NMOracle* o, const StateC* st, const GoldC* g, int lo, int hi, int skip,
+                    int headed) noexcept nogil:
+    """nm_block_best over open words lo..hi (block_bounds), without open word `skip` (a move
+    pops it; -1: none) and with open word `headed` HEADED (RIGHT pushes it; -1: none)."""
+    cdef int depth = st.stack_depth()
     cdef int size = 0
-    cdef int i, w, before
-    while lo > 0 and item_at(st, lo - 1) >= first and not st.is_sent_start(item_at(st, lo)):
-        lo -= 1
-    while (hi + 1 < n_items and item_at(st, hi + 1) <= last
-           and not st.is_sent_start(item_at(st, hi + 1))):
-        hi += 1
+    cdef int i, w
     for i in range(lo, hi + 1):
         if i == skip:
             continue
@@ -287,8 +303,7 @@ cdef int block_best(NMOracle* o, const StateC* st, const GoldC* g, int pivot, in
             o.arc_ok[size] = has_gold_label(st, g, w)
         o.no_split[size] = st.cannot_sent_start(w)
         size += 1
-    before = lo - (1 if 0 <= skip < lo else 0)      # open words left of the block
-    return nm_block_best(o, size, before > 0)
+    return nm_block_best(o, size)
 
 
 cdef void nm_exact_costs(const StateC* st, const GoldC* g, const int* valid,
@@ -297,12 +312,13 @@ cdef void nm_exact_costs(const StateC* st, const GoldC* g, const int* valid,
     oracle"), unlabelled: the base adds the label term of LEFT and RIGHT, exact here too
     (a gold RIGHT arc with a wrong label loses exactly that arc: the best forest after RIGHT
     keeps b0's arc to s0 when it is gold). REDUCE of a HEADED s0 makes final the arc (and
-    label) RIGHT gave it."""
+    label) RIGHT gave it. A move changes the block of s0 (a pop) or of b0 (RIGHT) only."""
     cdef NMOracle* o = <NMOracle*>g.extra
     cdef int depth = st.stack_depth()
     cdef int top = depth - 1
-    cdef int s0, b0, m, base_s, drop
-    cdef bint pops, same
+    cdef int s0, b0, m, drop, lo, hi, lo_b, hi_b
+    cdef int base_s = 0
+    cdef bint pops
     for m in range(N_MOVES):
         cost[m] = 0
     if depth == 0:
@@ -310,17 +326,10 @@ cdef void nm_exact_costs(const StateC* st, const GoldC* g, const int* valid,
     s0 = st.S(0)
     b0 = st.B(0) if st.buffer_length() > 0 else -1
     pops = valid[LEFT] or valid[ROOT] or (valid[REDUCE] and st.has_head(s0))
-    if not (pops or valid[RIGHT]):
-        return                                  # SHIFT, unshift: free
-    base_s = block_best(o, st, g, top, -1, -1)
-    same = (b0 >= 0 and o.block_start[b0] == o.block_start[s0]
-            and not st.is_sent_start(b0))
     if pops:
-        drop = base_s - block_best(o, st, g, top, top, -1)
-        if b0 >= 0 and not same and depth == 1:
-            # s0 was the only open word before b0's block: its first tree may now begin a
-            # sentence even at a word that cannot (nothing is left to join)
-            drop += block_best(o, st, g, top + 1, -1, -1) - block_best(o, st, g, top + 1, top, -1)
+        block_bounds(o, st, top, &lo, &hi)
+        base_s = block_best(o, st, g, lo, hi, -1, -1)
+        drop = base_s - block_best(o, st, g, lo, hi, top, -1)
         if valid[LEFT]:
             cost[LEFT] = drop - (g.heads[s0] == b0)
         if valid[REDUCE] and st.has_head(s0):
@@ -328,8 +337,11 @@ cdef void nm_exact_costs(const StateC* st, const GoldC* g, const int* valid,
         if valid[ROOT]:
             cost[ROOT] = drop - (g.heads[s0] == s0)
     if valid[RIGHT]:
-        cost[RIGHT] = ((base_s if same else block_best(o, st, g, top + 1, -1, -1))
-                       - block_best(o, st, g, top + 1, -1, top + 1))
+        block_bounds(o, st, top + 1, &lo_b, &hi_b)
+        if not (pops and lo_b == lo and hi_b == hi):
+            base_s = block_best(o, st, g, lo_b, hi_b, -1, -1)
+        cost[RIGHT] = base_s - block_best(o, st, g, lo_b, hi_b, -1, top + 1)
+    # SHIFT and the unshifting REDUCE: free (0)
 
 
 cdef class ArcEagerNM(DynOracleSystem):
@@ -373,6 +385,35 @@ cdef class ArcEagerNM(DynOracleSystem):
                 cost[m] = 0
         else:
             nm_exact_costs(st, g, valid, cost)
+
+    cdef int static_move(self, const StateC* st, const GoldC* g) noexcept nogil:
+        """The canonical optimal move that system_options target="static" trains on
+        (docs/conventions.md, "Training target among the optimal moves"): the first of the
+        cheapest valid moves in arc_eager's order, LEFT, RIGHT making a gold arc, popping
+        REDUCE, ROOT, SHIFT, then the moves that are free only because a repair can undo
+        them: RIGHT making another arc, the unshifting REDUCE. With the exact oracle SHIFT
+        and the unshift always cost 0, so the plain target spreads over them whatever the
+        gold (docs/systems/arc_eager_nm.md, "Training")."""
+        cdef int valid[N_MOVES]
+        cdef weight_t cost[N_MOVES]
+        cdef int order[7]
+        cdef int i, m
+        cdef weight_t best = INVALID_COST
+        cdef bint gold_right = st.stack_depth() > 0 and st.buffer_length() > 0 \
+            and g.heads[st.B(0)] == st.S(0)
+        cdef bint unshifts = st.stack_depth() > 0 and not st.has_head(st.S(0))
+        self.move_validity(st, valid)
+        self.move_costs(st, g, valid, cost)
+        for m in range(N_MOVES):
+            if valid[m] and cost[m] < best:
+                best = cost[m]
+        order[:] = [LEFT, RIGHT if gold_right else -1, -1 if unshifts else REDUCE, ROOT,
+                    SHIFT, RIGHT, REDUCE]
+        for i in range(7):
+            m = order[i]
+            if m >= 0 and valid[m] and cost[m] == best:
+                return m
+        return -1
 
     def _sim_state_extra(self, StateClass state):
         """The unshiftable buffer words: part of the state's identity for memoised search

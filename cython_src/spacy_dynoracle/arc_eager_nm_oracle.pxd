@@ -26,14 +26,16 @@ cdef struct NMOracle:
     char* kind           # [n] NM_FREE or NM_HEADED
     char* arc_ok         # [n] NM_HEADED: its arc to the item before it has the gold label
     char* no_split       # [n] the item cannot start a sentence (a preset -1)
-    int* chart           # 5 * max_block^2: Eisner's Cr, Cl, Ir, Il, and Clg
-    int* top             # [max_block + 1] (in chart's allocation): the best forest of the
+    int chart_size       # the blocks the chart holds: max_block, more once a preset
+                         # sentence was scored whole
+    int* chart           # 5 * chart_size^2: Eisner's Cr, Cl, Ir, Il, and Clg
+    int* top             # [chart_size + 1] (in chart's allocation): the best forest of the
                          # items before each
 
 
 cdef NMOracle* nm_oracle_new(const int* gold, int n) noexcept nogil
 cdef void nm_oracle_free(void* o) noexcept nogil      # an NMOracle* (OracleOwner's free_data)
-cdef int nm_block_best(NMOracle* o, int size, bint items_before) noexcept nogil
+cdef int nm_block_best(NMOracle* o, int size) noexcept nogil
 
 
 cdef class NMOracleTable(OracleOwner):

@@ -26,15 +26,15 @@ HEADED item elsewhere never needs the root (its head can become the item before 
 crosses nothing). A caller also cuts at preset sentence starts (no arc crosses them).
 
 **Preset boundaries.** Two trees of the forest are two sentences: ROOT pops the first one's
-root while the second one's first open word is b0, and ROOT is invalid before a word that
+root while some open word of the second one is b0, and ROOT is invalid before a word that
 cannot start a sentence (no_split). That b0 can be any word c of the second tree whose
 subtree begins at the tree's first item a (the words before c must be popped, with heads up
 to c, before the ROOT, and c must still be open), i.e. any word on the path from a up to
 the tree's root, if it can go back to the buffer (not HEADED). So a tree may begin a
 sentence iff that path holds a FREE word that may start one: the chart Clg, the complete
-left spans whose spine holds such a word. At the block's first item, with open items
-before the block (items_before), the first tree may instead join the last tree before it
-(its root takes that tree's root as head, weight 0).
+left spans whose spine holds such a word. Where such words exist a tree may have to join
+the one before it, across a gold cut, so the caller then scores the whole preset sentence
+(between preset starts) as one block; the block's first tree needs no ROOT before it.
 
 Per block of m items: Eisner's inside pass (oracle_arrays.eisner_inside) with these
 weights, then the sequence of trees under the virtual root, O(m^3).
@@ -87,13 +87,26 @@ cdef NMOracle* nm_oracle_new(const int* gold, int n) noexcept nogil:
             if L > o.max_block:
                 o.max_block = L
             start = w + 1
-    L = o.max_block
-    o.chart = <int*>malloc((5 * L * L + L + 1) * sizeof(int))
-    if o.chart == NULL:
+    if not chart_reserve(o, o.max_block):
         nm_oracle_free(o)
         return NULL
-    o.top = o.chart + 5 * L * L
     return o
+
+
+cdef bint chart_reserve(NMOracle* o, int size) noexcept nogil:
+    """A chart (and top) for blocks of `size` items: the gold blocks' longest at first,
+    grown for a preset sentence scored whole (module docstring). 0 if out of memory."""
+    cdef int* chart
+    if size <= o.chart_size:
+        return 1
+    chart = <int*>malloc((5 * size * size + size + 1) * sizeof(int))
+    if chart == NULL:
+        return 0
+    free(o.chart)
+    o.chart = chart
+    o.top = chart + 5 * size * size
+    o.chart_size = size
+    return 1
 
 
 cdef void nm_oracle_free(void* data) noexcept nogil:
@@ -129,12 +142,11 @@ cdef inline bint may_start(const NMOracle* o, int i) noexcept nogil:
     return o.kind[i] != NM_HEADED and not o.no_split[i]
 
 
-cdef int nm_block_best(NMOracle* o, int size, bint items_before) noexcept nogil:
+cdef int nm_block_best(NMOracle* o, int size) noexcept nogil:
     """The most gold arcs of a forest over the block's items o.word[0..size-1] (kinds,
-    arc_ok and no_split filled by the caller; items_before: open items lie left of the
-    block; module docstring): Eisner's chart over the items, Clg where a preset word cannot
-    start a sentence, then the trees under the virtual root left to right, top[b] = the
-    best forest of items 0..b-1."""
+    arc_ok and no_split filled by the caller; module docstring): Eisner's chart over the
+    items, Clg where a preset word cannot start a sentence, then the trees under the
+    virtual root left to right, top[b] = the best forest of items 0..b-1."""
     cdef int S = size
     cdef int a, r, b, k, v, best, w, length
     cdef bint presets = False
@@ -145,6 +157,8 @@ cdef int nm_block_best(NMOracle* o, int size, bint items_before) noexcept nogil:
     cdef int* Clg
     if S <= 0:
         return 0
+    if not chart_reserve(o, S):
+        return 0                            # out of memory: no gold arc counted
     Cr = o.chart
     Cl = o.chart + S * S
     Ir = o.chart + 2 * S * S
@@ -179,19 +193,16 @@ cdef int nm_block_best(NMOracle* o, int size, bint items_before) noexcept nogil:
             for r in range(a, b + 1):
                 if o.kind[r] == NM_HEADED:
                     # never a sentence root; at the block's first place its head is the
-                    # item before it, in the block before (a cut between: weight 0)
-                    if a == 0 and r == 0 and items_before:
+                    # item before it, in the block before (a gold cut between: weight 0)
+                    if a == 0 and r == 0:
                         v = Cr[b]
                     else:
                         continue
                 else:
                     w = 1 if o.gold[o.word[r]] == o.word[r] else 0
-                    if a > 0:
-                        v = add_floored(Clg[a * S + r], w, NM_NEG)
-                    elif items_before:              # begin a sentence, or join the tree before
-                        v = max(add_floored(Clg[r], w, NM_NEG), Cl[r])
-                    else:                           # the first open words: no ROOT before
-                        v = add_floored(Cl[r], w, NM_NEG)
+                    # a tree after the first begins a sentence: its spine needs a word
+                    # that may start one (Clg)
+                    v = add_floored(Clg[a * S + r] if a > 0 else Cl[r], w, NM_NEG)
                     v = add_floored(v, Cr[r * S + b], NM_NEG)
                 v = add_floored(o.top[a], v, NM_NEG)
                 if v > best:
@@ -214,16 +225,16 @@ cdef class NMOracleTable(OracleOwner):
         """The gold blocks as (first word, last word)."""
         return [(self.c.block_start[w], w) for w in range(self.c.n) if self.c.block_end[w] == w]
 
-    def block_best(self, words, headed=(), cannot_start=(), items_before=False):
+    def block_best(self, words, headed=(), cannot_start=()):
         """The most gold arcs of a forest over the items `words` (one block, left to right);
         headed: the items that are HEADED (with the gold label); cannot_start: the items
-        that cannot start a sentence; items_before: open items lie left of the block."""
+        that cannot start a sentence."""
         cdef int i
-        if len(words) > self.c.max_block:
-            raise ValueError("more items than the longest gold block")
+        if len(words) > self.c.n:
+            raise ValueError("more items than words")
         for i, w in enumerate(words):
             self.c.word[i] = w
             self.c.kind[i] = NM_HEADED if w in headed else NM_FREE
             self.c.arc_ok[i] = 1
             self.c.no_split[i] = 1 if w in cannot_start else 0
-        return nm_block_best(self.c, len(words), items_before)
+        return nm_block_best(self.c, len(words))
