@@ -254,32 +254,43 @@ cdef inline bint has_gold_label(const StateC* st, const GoldC* g, int w) noexcep
     return g.labels[w] == 0 or right_arc_label(st, st.H(w), w) == g.labels[w]
 
 
-cdef void block_bounds(const NMOracle* o, const StateC* st, int pivot, int* lo,
+cdef void block_bounds(NMOracle* o, const StateC* st, int pivot, int* lo,
                        int* hi) noexcept nogil:
     """The open words (numbers lo..hi, item_at) nm_block_best scores for open word number
-    pivot: its gold block, or, when a word of its preset sentence (between preset starts:
-    no arc crosses one) cannot start a sentence, that whole sentence (a tree may then have
-    to join the one before it across a gold cut: arc_eager_nm_oracle.pyx)."""
+    pivot: its gold block cut at preset sentence starts (no arc crosses one), or, when a
+    word of its preset sentence cannot start a sentence, that whole sentence (a tree may
+    then have to join the one before it across a gold cut: arc_eager_nm_oracle.pyx).
+    Whether the Doc has such words at all is read once per gold (o.cannot_start_words)."""
     cdef int n_items = st.stack_depth() + st.buffer_length()
-    cdef int a = pivot
-    cdef int b = pivot
     cdef int p = item_at(st, pivot)
     cdef int i
-    while a > 0 and not st.is_sent_start(item_at(st, a)):
-        a -= 1
-    while b + 1 < n_items and not st.is_sent_start(item_at(st, b + 1)):
-        b += 1
-    lo[0] = a
-    hi[0] = b
-    for i in range(a, b + 1):
-        if st.cannot_sent_start(item_at(st, i)):
-            return
+    if o.cannot_start_words < 0:
+        o.cannot_start_words = 0
+        for i in range(st.length):
+            if st.cannot_sent_start(i):
+                o.cannot_start_words = 1
+                break
     lo[0] = pivot
     hi[0] = pivot
-    while lo[0] > a and item_at(st, lo[0] - 1) >= o.block_start[p]:
+    if not o.cannot_start_words:      # the gold block, cut at preset starts
+        while (lo[0] > 0 and item_at(st, lo[0] - 1) >= o.block_start[p]
+               and not st.is_sent_start(item_at(st, lo[0]))):
+            lo[0] -= 1
+        while (hi[0] + 1 < n_items and item_at(st, hi[0] + 1) <= o.block_end[p]
+               and not st.is_sent_start(item_at(st, hi[0] + 1))):
+            hi[0] += 1
+        return
+    while lo[0] > 0 and not st.is_sent_start(item_at(st, lo[0])):
         lo[0] -= 1
-    while hi[0] < b and item_at(st, hi[0] + 1) <= o.block_end[p]:
+    while hi[0] + 1 < n_items and not st.is_sent_start(item_at(st, hi[0] + 1)):
         hi[0] += 1
+    for i in range(lo[0], hi[0] + 1):
+        if st.cannot_sent_start(item_at(st, i)):
+            return                      # the whole preset sentence
+    while lo[0] < pivot and item_at(st, lo[0]) < o.block_start[p]:
+        lo[0] += 1
+    while hi[0] > pivot and item_at(st, hi[0]) > o.block_end[p]:
+        hi[0] -= 1
 
 
 cdef int block_best(NMOracle* o, const StateC* st, const GoldC* g, int lo, int hi, int skip,

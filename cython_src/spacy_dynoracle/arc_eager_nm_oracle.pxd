@@ -21,6 +21,8 @@ cdef struct NMOracle:
     int* block_start     # [n] first word of w's gold block (cut where no gold arc spans)
     int* block_end       # [n] last word of w's gold block
     int max_block        # longest gold block (chart size)
+    int cannot_start_words   # the Doc has words preset not to start a sentence: -1 not
+                             # known yet (the caller reads it from its state once)
     # one block's items, filled by the caller before nm_block_best (scratch)
     int* word            # [n] the items' words, left to right
     char* kind           # [n] NM_FREE or NM_HEADED

@@ -56,6 +56,7 @@ cdef NMOracle* nm_oracle_new(const int* gold, int n) noexcept nogil:
     if o == NULL:
         return NULL
     o.n = n
+    o.cannot_start_words = -1
     # gold, block_start, block_end, word: n + 1 each; scratch for gold_block_ends: 3 (n + 1)
     ints = <int*>malloc(7 * (n + 1) * sizeof(int))
     o.kind = <char*>malloc(3 * (n + 1))
