@@ -32,8 +32,9 @@ subtree begins at the tree's first item a (the words before c must be popped, wi
 to c, before the ROOT, and c must still be open), i.e. any word on the path from a up to
 the tree's root, if it can go back to the buffer (not HEADED). So a tree may begin a
 sentence iff that path holds a FREE word that may start one: the chart Clg, the complete
-left spans whose spine holds such a word. Where such words exist a tree may have to join
-the one before it, across a gold cut, so the caller then scores the whole preset sentence
+left spans whose spine holds such a word. Where a word of a preset sentence cannot start
+one, a tree may have to join the one before it across a gold cut (either root taking the
+other tree's words as dependents), so the caller then scores that whole preset sentence
 (between preset starts) as one block; the block's first tree needs no ROOT before it.
 
 Per block of m items: Eisner's inside pass (oracle_arrays.eisner_inside) with these
