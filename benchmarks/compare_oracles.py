@@ -31,12 +31,18 @@ def main():
                     help="leave out spaCy's parser (e.g. a run split over two processes)")
     ap.add_argument("--gold-sents", action="store_true",
                     help="score dev with the gold sentence boundaries preset")
+    ap.add_argument("--option", action="append", default=[],
+                    help="KEY=VALUE set under components.parser of every dynoracle run, "
+                         "repeatable (e.g. system_options.target=static)")
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--seeds", default="0")
     ap.add_argument("--output", type=Path, default=REPO / "training" / "compare")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     from spacy_dynoracle.evaluate import evaluate_pipeline
+    from spacy_dynoracle.options import parse_options
+
+    options = {f"components.parser.{k}": v for k, v in parse_options(args.option).items()}
 
     train, dev = treebank_files(args.treebank)
     runs = [] if args.no_spacy_parser else [("spacy parser", "spacy_parser.cfg", {})]
@@ -47,12 +53,13 @@ def main():
         system, _, oracle = oracle.rpartition(":")
         system = system or args.system
         overrides = {"components.parser.transition_system": system,
-                     "components.parser.oracle": oracle}
+                     "components.parser.oracle": oracle, **options}
         if lift == "lift":
             overrides["components.parser.projectivize"] = True
         elif lift:
             raise SystemExit(f"unknown suffix in {spec!r}; use ORACLE or ORACLE+lift")
-        runs.append((f"{system} {spec.rpartition(':')[2]}", "dynoracle.cfg", overrides))
+        tag = "".join(f" {k}={v}" for k, v in parse_options(args.option).items())
+        runs.append((f"{system} {spec.rpartition(':')[2]}{tag}", "dynoracle.cfg", overrides))
     rows = []
     for seed in [int(s) for s in args.seeds.split(",")]:
         for name, config, overrides in runs:

@@ -1,15 +1,22 @@
 """arc_eager_nm (docs/systems/arc_eager_nm.md): the non-monotonic arc-eager system of spaCy's
 parser on this package's StateC conventions, through the shared brute-force reference
-(bruteforce.py): its moves, and how far spaCy's approximate costs (oracle "spacy") are from
-the exact ones."""
+(bruteforce.py): its moves, its exact oracle ("dynamic": the argument it rests on, then its
+costs), and how far spaCy's approximate costs (oracle "spacy") are from the exact ones."""
 import random
 
 import pytest
 import spacy
 from spacy.tokens import Doc
 
-from bruteforce import BruteForce, random_forest, sample_states
+from bruteforce import BruteForce, check_costs, random_forest, sample_states, sentence_of
+from spacy_dynoracle import load_compiled
 from spacy_dynoracle.testing import Simulator
+
+
+def exact_simulator(n, **options):
+    """A Simulator of arc_eager_nm with the exact oracle (its default is "spacy")."""
+    return Simulator("arc_eager_nm", n, **{"oracle": "dynamic", **options})
+
 
 KINDS = ("projective", "nonprojective", "multi")
 
@@ -18,7 +25,7 @@ def test_left_replaces_a_head_and_reduce_unshifts_once():
     """The two non-monotonic moves, step by step: LEFT replaces the head RIGHT gave, REDUCE
     of a headless word with words below puts it back at the front of the buffer, and it
     cannot be SHIFTed again until the stack changed (no loop)."""
-    sim = Simulator("arc_eager_nm", 4)
+    sim = exact_simulator(4)
     sim.apply("SHIFT").apply("RIGHT")            # 0 -> 1
     assert sim.heads() == [-1, 0, -1, -1] and sim.stack() == [0, 1]
     sim.apply("LEFT")                            # 2 -> 1 replaces 0 -> 1
@@ -43,7 +50,7 @@ def test_every_state_has_a_move_and_every_walk_ends_with_a_tree():
         starts = [rng.choice([0, 0, 1, -1]) for _ in range(n)] if rng.random() < 0.3 else None
         if starts:
             starts[0] = 1 if starts[0] == -1 else starts[0]
-        sim = Simulator("arc_eager_nm", n, sent_starts=starts)
+        sim = exact_simulator(n, sent_starts=starts)
         moves = 0
         while not sim.is_final():
             actions = sim.actions()
@@ -69,8 +76,8 @@ def test_every_state_has_a_move_and_every_walk_ends_with_a_tree():
 def test_bruteforce_key_holds_the_unshiftable_flags():
     """Two states with the same stack, buffer and arcs but different unshiftable flags have
     different valid moves, so the memoised search must tell them apart (Simulator.key)."""
-    a = Simulator("arc_eager_nm", 3).apply("SHIFT").apply("SHIFT").apply("REDUCE")
-    b = Simulator("arc_eager_nm", 3).apply("SHIFT")
+    a = exact_simulator(3).apply("SHIFT").apply("SHIFT").apply("REDUCE")
+    b = exact_simulator(3).apply("SHIFT")
     assert a.stack() == b.stack() and a.buffer() == b.buffer() and a.heads() == b.heads()
     assert set(a.actions()) != set(b.actions())
     assert a.key() != b.key()
@@ -85,7 +92,7 @@ def test_reaches_every_tree_arc_eager_reaches():
     for _ in range(40):
         n = rng.randint(1, 6)
         gold = random_forest(n, rng, rng.choice(KINDS))
-        nm = BruteForce(gold).minloss(Simulator("arc_eager_nm", n))
+        nm = BruteForce(gold).minloss(exact_simulator(n))
         assert nm == BruteForce(gold).minloss(Simulator("arc_eager", n)), gold
 
 
@@ -97,7 +104,7 @@ def unshift_costs(n_states, seed, max_n):
 
     def new_case(kind):
         gold = random_forest(rng.randint(2, max_n), rng, kind)
-        return gold, BruteForce(gold), Simulator("arc_eager_nm", len(gold))
+        return gold, BruteForce(gold), exact_simulator(len(gold))
 
     for _, gold, bf, _, sim in sample_states(rng, 100 * n_states, KINDS, new_case):
         stack = sim.stack()
@@ -112,20 +119,242 @@ def unshift_costs(n_states, seed, max_n):
     return checked, costly
 
 
-def test_unshifting_is_never_costly():
-    """An observation of the exhaustive search, not a proof (docs/systems/arc_eager_nm.md,
-    "Towards an exact oracle"): putting a headless s0 with words below it back in the buffer
-    loses nothing, whatever the gold (the unshifted word can be pushed again by RIGHT, or
-    take the stack top as a dependent and be shifted again)."""
-    checked, costly = unshift_costs(60, seed=8, max_n=6)
-    assert checked == 60 and not costly, costly[:3]
-
-
 @pytest.mark.slow
 def test_unshifting_is_never_costly_many():
     checked, costly = unshift_costs(6000, seed=9, max_n=7)
     print(f"unshifting REDUCE: {checked} states, {len(costly)} with a positive exact cost")
     assert checked == 6000 and not costly, costly[:3]
+
+
+# ---- the exact oracle ("dynamic") ---------------------------------------------------------
+# The argument (docs/systems/arc_eager_nm.md, "The exact oracle"): the completions of a state
+# are the projective forests over its open words in which a stack word with a head (HEADED)
+# takes no dependent on its left and as head the open word before it or a later one; the
+# unshiftable marks do not enter. The tests check the argument's parts, then the costs, by
+# exhaustive search.
+EXACT_KINDS = ("projective", "nonprojective", "multi", "partial")
+
+
+def gold_for(kind, n, rng):
+    """Random gold of a kind; "partial": about 30% of the heads unknown (-1)."""
+    if kind == "partial":
+        heads = random_forest(n, rng, rng.choice(KINDS))
+        return [-1 if rng.random() < 0.3 else h for h in heads]
+    return random_forest(n, rng, kind)
+
+
+def gold_presets(gold, rng):
+    """Preset sentence starts for half the trees (None for the rest), one of four kinds in
+    turn: the gold sentences (1 at each gold sentence start, -1 elsewhere), the same with
+    about half left unknown (0), the gold starts unknown and the rest -1 (a RIGHT across a
+    gold start stays valid, a sentence cannot end elsewhere), and random 1 / -1 / 0
+    regardless of the gold. Partial gold gets the random kind only."""
+    if rng.random() < 0.5:
+        return None
+    kind = 3 if -1 in gold else rng.randrange(4)
+    if kind == 3:
+        return [1] + [rng.choice([1, -1, 0]) for _ in gold[1:]]
+    roots = [sentence_of(gold, d) for d in range(len(gold))]
+    start = [d == 0 or roots[d] != roots[d - 1] for d in range(len(gold))]
+    if kind == 2:
+        return [1] + [0 if start[d] else -1 for d in range(1, len(gold))]
+    starts = [1 if s else -1 for s in start]
+    if kind == 1:
+        starts = [s if d == 0 or rng.random() < 0.5 else 0 for d, s in enumerate(starts)]
+    return starts
+
+
+def exact_cases(n_states, seed, max_n=7, labels=False, **options):
+    """Random reachable states (bruteforce.sample_states) of random gold of every kind of
+    EXACT_KINDS, half of them with gold sentence starts preset; yields (kind, gold, the
+    BruteForce, sim). labels: gold labels "a"/"b" and the Simulator's labelled classes."""
+    rng = random.Random(seed)
+    preset = {}
+
+    def new_case(kind):
+        gold = gold_for(kind, rng.randint(1, max_n), rng)
+        starts = gold_presets(gold, rng)
+        gold_labels = [rng.choice("ab") for _ in gold] if labels else None
+        sim = exact_simulator(len(gold), sent_starts=starts,
+                        labels=("a", "b") if labels else (), **options)
+        bf = BruteForce(gold, gold_labels)
+        preset[id(bf)] = starts is not None
+        return gold, bf, sim
+
+    for kind, gold, bf, _, sim in sample_states(rng, n_states, EXACT_KINDS, new_case):
+        yield kind + (" preset" if preset[id(bf)] else ""), gold, bf, sim
+
+
+def open_words(sim):
+    """(items, headed): the open words in word order (stack, then buffer) and the stack
+    words with a head."""
+    heads = sim.heads()
+    return sim.stack() + sim.buffer(), {w for w in sim.stack() if heads[w] >= 0}
+
+
+def forest_bound(table, gold, sim, headed_constraint=True):
+    """The best reachable loss by the argument, through the oracle module's block DP
+    (NMOracleTable.block_best, no preset starts): popped words' loss + open words with a
+    known gold head - the sum over gold blocks of the most gold arcs of a forest."""
+    items, headed = open_words(sim)
+    heads = sim.heads()
+    popped_loss = sum(1 for w, g in enumerate(gold)
+                      if g >= 0 and w not in items and heads[w] != g)
+    best = 0
+    for first, last in table.blocks:
+        block = [w for w in items if first <= w <= last]
+        if block:
+            best += table.block_best(block, headed if headed_constraint else ())
+    return popped_loss + sum(1 for w in items if gold[w] >= 0) - best
+
+
+def completions_agreement(n_states, seed, headed_constraint=True, max_n=7):
+    """States (and the states after each of their moves) whose best reachable loss by
+    exhaustive search equals forest_bound's, and those that differ."""
+    agree, differ = 0, []
+    tables = {}
+    rng = random.Random(seed)
+
+    def new_case(kind):
+        gold = gold_for(kind, rng.randint(1, max_n), rng)
+        return gold, BruteForce(gold), exact_simulator(len(gold))
+
+    NMOracleTable = load_compiled("arc_eager_nm_oracle").NMOracleTable
+    for _, gold, bf, _, sim in sample_states(rng, n_states, EXACT_KINDS, new_case):
+        table = tables.setdefault(tuple(gold), NMOracleTable(gold))
+        for state in [sim] + [sim.copy().apply(a) for a in sim.actions()]:
+            bound = forest_bound(table, gold, state, headed_constraint)
+            if bf.minloss(state) == bound:
+                agree += 1
+            else:
+                differ.append(f"gold={gold} {state!r}: exhaustive {bf.minloss(state)}, "
+                              f"forests {bound}")
+    return agree, differ
+
+
+def test_completions_are_the_constrained_forests():
+    """The argument's core, on the oracle module's own DP: the best reachable loss equals
+    that of the best forest over the open words with the HEADED constraints; without them
+    (the negative control) it does not, on these very states."""
+    agree, differ = completions_agreement(60, seed=31, max_n=6)
+    assert agree > 150 and not differ, differ[:3]
+    agree, differ = completions_agreement(60, seed=31, headed_constraint=False, max_n=6)
+    assert differ
+
+
+def test_shift_and_unshift_never_cost():
+    """Two consequences of the argument, by exhaustive search: SHIFT and the unshift leave
+    the open words and what each may become as they were, so they never cost anything."""
+    rng = random.Random(32)
+    shifts = unshifts = 0
+    for _, gold, bf, sim in exact_cases(100, seed=32, max_n=6):
+        now = bf.minloss(sim)
+        actions = sim.actions()
+        if "SHIFT" in actions:
+            shifts += 1
+            assert bf.minloss(sim.copy().apply("SHIFT")) == now, (gold, sim)
+        if "REDUCE" in actions and sim.heads()[sim.stack()[-1]] < 0:
+            unshifts += 1
+            assert bf.minloss(sim.copy().apply("REDUCE")) == now, (gold, sim)
+    assert shifts > 30 and unshifts > 5
+
+
+def unshiftable_marks(n_gold, seed, max_n=7):
+    """Over every state an exhaustive search from the start visits: (groups of states equal
+    but for their unshiftable marks, groups whose best reachable losses differ)."""
+    rng = random.Random(seed)
+    groups = differ = 0
+    for _ in range(n_gold):
+        gold = gold_for(rng.choice(EXACT_KINDS), rng.randint(2, max_n), rng)
+        bf = BruteForce(gold)
+        bf.minloss(exact_simulator(len(gold)))
+        by_state = {}
+        for key, loss in bf.memo.items():      # key: Simulator.key, the marks last
+            by_state.setdefault(key[:-1], {})[key[-1]] = loss
+        for losses in by_state.values():
+            if len(losses) > 1:
+                groups += 1
+                differ += len(set(losses.values())) > 1
+    return groups, differ
+
+
+def test_unshiftable_marks_do_not_change_the_loss():
+    """The marks restrict SHIFT only, never what can still be built: states that differ
+    only in them have the same best reachable loss."""
+    groups, differ = unshiftable_marks(12, seed=33, max_n=6)
+    assert groups > 10 and differ == 0
+
+
+def exactness(n_states, seed, max_n, labels=False):
+    """check_costs on exact_cases: (states per kind, failures)."""
+    per_kind, failures = {}, []
+    for kind, gold, bf, sim in exact_cases(n_states, seed, max_n=max_n, labels=labels):
+        per_kind[kind] = per_kind.get(kind, 0) + 1
+        errors = check_costs(sim, bf)
+        if errors:
+            failures.append("\n  ".join(errors))
+    return per_kind, failures
+
+
+def test_dynamic_oracle_exact():
+    per_kind, failures = exactness(200, seed=34, max_n=6)
+    assert sum(per_kind.values()) >= 200 and not failures, failures[:3]
+
+
+def test_dynamic_oracle_exact_labelled():
+    """Labelled: RIGHT's label is the arc's until LEFT replaces it; the base's label term
+    on LEFT and RIGHT, and the gold label of the arc a HEADED word has, keep it exact."""
+    per_kind, failures = exactness(40, seed=35, max_n=4, labels=True)
+    assert sum(per_kind.values()) >= 40 and not failures, failures[:3]
+
+
+def test_spacy_costs_fail_the_same_check():
+    """Negative control of the check itself: spaCy's approximate costs, through the same
+    states and check_costs, are reported wrong."""
+    failures = [e for _, gold, bf, sim in exact_cases(30, seed=36, max_n=5, oracle="spacy")
+                if (e := check_costs(sim, bf))]
+    assert failures
+
+
+def test_static_move_walks_build_a_best_tree():
+    """target="static"'s canonical move (ArcEagerNM.static_move): following it from the start
+    builds a tree of the best reachable loss, monotonically (no unshift: two moves a
+    word)."""
+    rng = random.Random(41)
+    for _ in range(40):
+        gold = random_forest(rng.randint(1, 6), rng, rng.choice(KINDS))
+        sim = exact_simulator(len(gold))
+        moves = 0
+        while not sim.is_final():
+            sim.apply(sim.static_move(gold))
+            moves += 1
+        assert moves == 2 * len(gold), (gold, moves)
+        loss = sum(h != g for h, g in zip(sim.heads(), gold))
+        assert loss == BruteForce(gold).minloss(exact_simulator(len(gold))), gold
+
+
+@pytest.mark.slow
+def test_dynamic_oracle_exact_many():
+    """docs/systems/arc_eager_nm.md's count: >= 6,000 states, n <= 7, every kind of gold,
+    half with sentence starts preset; and 1,000 labelled states, n <= 5."""
+    per_kind, failures = exactness(6000, seed=37, max_n=7)
+    print(f"arc_eager_nm dynamic: {sum(per_kind.values())} states, {len(failures)} wrong; "
+          + ", ".join(f"{k} {v}" for k, v in sorted(per_kind.items())))
+    assert sum(per_kind.values()) >= 6000 and not failures, failures[:3]
+    per_kind, failures = exactness(1000, seed=38, max_n=5, labels=True)
+    print(f"labelled: {sum(per_kind.values())} states, {len(failures)} wrong")
+    assert sum(per_kind.values()) >= 1000 and not failures, failures[:3]
+
+
+@pytest.mark.slow
+def test_argument_many():
+    """docs/systems/arc_eager_nm.md's counts for the argument's parts."""
+    agree, differ = completions_agreement(1000, seed=39)
+    _, control = completions_agreement(1000, seed=39, headed_constraint=False)
+    groups, marks_differ = unshiftable_marks(150, seed=40)
+    print(f"forests: {agree} states agree, {len(differ)} differ; without the HEADED "
+          f"constraints {len(control)} differ; marks: {groups} groups, {marks_differ} differ")
+    assert not differ and control and not marks_differ
 
 
 # ---- spaCy's approximate costs against exhaustive search ------------------------------------
@@ -194,16 +423,22 @@ def test_spacy_costs_against_the_brute_force_many():
 
 
 # ---- end to end through the factory ---------------------------------------------------------
-def test_trains_saves_and_loads_through_the_factory(tmp_path):
+@pytest.mark.parametrize("oracle", ["dynamic", "spacy"])
+def test_trains_saves_and_loads_through_the_factory(tmp_path, oracle):
     """nlp.add_pipe("dynoracle_parser", transition_system="arc_eager_nm"): its default oracle
-    is spaCy's costs, non-projective gold is lifted (as spaCy's parser), an update gives a
-    finite loss, the parse gives every word a head, and a saved pipeline parses the same."""
+    is "spacy", which trains on lifted gold (as spaCy's parser); the exact "dynamic" trains on
+    raw non-projective gold. An update gives a finite loss, the parse gives every word a
+    head, and a saved pipeline parses the same."""
     from synthetic import component_config, make_examples, train
 
     nlp = spacy.blank("xx")
-    nlp.add_pipe("dynoracle_parser", config=component_config(transition_system="arc_eager_nm"))
+    config = component_config(transition_system="arc_eager_nm")
+    if oracle != "spacy":
+        config["oracle"] = oracle
+    nlp.add_pipe("dynoracle_parser", config=config)
     parser = nlp.get_pipe("dynoracle_parser")
-    assert parser.moves.oracle == "spacy" and parser.moves.projectivize
+    assert parser.moves.oracle == oracle
+    assert parser.moves.projectivize == (oracle == "spacy")
     examples = make_examples(nlp.vocab, 12, seed=2, kind="nonprojective", sents_per_doc=2)
     losses = train(nlp, examples, epochs=2)
     assert all(0 < loss < float("inf") for loss in losses)
@@ -242,7 +477,7 @@ def test_spacy_costs_equal_spacys_own_on_single_sentence_gold():
         state = moves.init_batch([eg.predicted])[0]
         spacy_gold = moves.init_gold(state, eg)
         classes = [moves.get_class_name(i) for i in range(moves.n_moves)]
-        sim = Simulator("arc_eager_nm", n)
+        sim = Simulator("arc_eager_nm", n, oracle="spacy")
         while not sim.is_final():
             ours = sim.costs(gold)
             spacy_gold.update(state)

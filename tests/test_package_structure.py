@@ -215,15 +215,16 @@ def test_architecture_entry_points_name_the_registered_builders():
 
 
 def test_oracle_handles_owning_a_heap_object_free_it_through_one_owner():
-    """NPOracleTable and EasyFirstGoldTable own one heap object each (NPOracle, EFGold) and
-    free it through OracleOwner (oracle_owner.pyx), which knows nothing of spaCy; building
+    """NPOracleTable, EasyFirstGoldTable and NMOracleTable own one heap object each
+    (NPOracle, EFGold, NMOracle) and free it through OracleOwner (oracle_owner.pyx), which knows nothing of spaCy; building
     and dropping many of them keeps memory flat (a free that never ran would grow it by
     100 kB or more a table)."""
     from spacy_dynoracle import load_compiled
 
     owner = load_compiled("oracle_owner").OracleOwner
     tables = {"arc_eager_oracle": load_compiled("arc_eager_oracle").NPOracleTable,
-              "easy_first_oracle": load_compiled("easy_first_oracle").EasyFirstGoldTable}
+              "easy_first_oracle": load_compiled("easy_first_oracle").EasyFirstGoldTable,
+              "arc_eager_nm_oracle": load_compiled("arc_eager_nm_oracle").NMOracleTable}
     graph = package_import_graph()
     assert graph["oracle_owner"] <= {"conventions"}, graph["oracle_owner"]
     for module, table in tables.items():
@@ -234,7 +235,8 @@ def test_oracle_handles_owning_a_heap_object_free_it_through_one_owner():
 
     n = 20_000      # unknown heads: cheap to build, 100 to 200 kB of arrays a table
     builds = {"arc_eager_oracle": lambda: tables["arc_eager_oracle"]([None] * n).initial_score,
-              "easy_first_oracle": lambda: tables["easy_first_oracle"]([-1] * n).formula_exact}
+              "easy_first_oracle": lambda: tables["easy_first_oracle"]([-1] * n).formula_exact,
+              "arc_eager_nm_oracle": lambda: tables["arc_eager_nm_oracle"]([-1] * n).block_best([])}
     for module, build in builds.items():
         for _ in range(20):      # warm the allocator
             build()

@@ -26,21 +26,36 @@ buffer words are headless (rebuffered words were headless when unshifted), and a
 word's head is final. So every non-final state has a valid move: REDUCE with two or more
 stack words, ROOT or (SHIFT, LEFT, RIGHT) with one, SHIFT with none.
 
+Oracle ``dynamic`` (the default): exact costs, from the forests over the open words that
+arc_eager_nm_oracle.pyx scores per gold block (docs/systems/arc_eager_nm.md, "The exact
+oracle"): SHIFT and the unshift cost nothing (the open words and what each may still become
+do not change), RIGHT costs what making b0 HEADED lowers the best forest of its block by,
+LEFT, the popping REDUCE and ROOT what removing s0 lowers it by, less the gold arc they
+make.
+
 Oracle ``spacy``: spaCy's approximate costs (push_cost, pop_cost and the per-move rules of
 spaCy's arc_eager.pyx) read on this package's gold, without BREAK's sentence-boundary term.
 They are not exact: docs/systems/arc_eager_nm.md gives how often their zero-cost set differs
 from exhaustive search.
 """
+from cython.operator cimport dereference as deref
+from libcpp.vector cimport vector
+
 from spacy.typedefs cimport attr_t, weight_t
-from spacy.pipeline._parser_internals._state cimport StateC
+from spacy.pipeline._parser_internals._state cimport StateC, ArcC
 from spacy.pipeline._parser_internals.stateclass cimport StateClass
 
 from .system_base cimport (
     DynOracleSystem, GoldC, SHIFT, LEFT, RIGHT, ROOT, REDUCE, N_MOVES, AT_S0, AT_B0,
-    shift_is_valid,
+    INVALID_COST, shift_is_valid,
 )
+from .system_base cimport DynGold
 from .arc_eager cimport s0_b0_arc_is_valid
+from .arc_eager_nm_oracle cimport (
+    NMOracle, NMOracleTable, nm_block_best, NM_FREE, NM_HEADED,
+)
 
+ORACLE_DYNAMIC = "dynamic"
 ORACLE_SPACY = "spacy"
 
 
@@ -211,16 +226,163 @@ cdef void spacy_move_costs(const StateC* st, const GoldC* g, const int* valid,
             cost[ROOT] = reduce_cost
 
 
+# ---- the exact costs (arc_eager_nm_oracle.pyx) ------------------------------------------
+cdef inline int item_at(const StateC* st, int i) noexcept nogil:
+    """Open word i of the state in word order: the stack from its bottom, then the buffer."""
+    cdef int depth = st.stack_depth()
+    return st.S(depth - 1 - i) if i < depth else st.B(i - depth)
+
+
+cdef attr_t right_arc_label(const StateC* st, int head, int child) noexcept nogil:
+    """The label of the arc head -> child (head < child) in the state; 0 if there is none.
+    A RIGHT arc of a stack word is its head's last right arc (nothing attaches to the head
+    while the word is above it), so the search from the back ends at once."""
+    cdef const vector[ArcC]* arcs
+    cdef int i
+    it = st._right_arcs.const_find(head)
+    if it == st._right_arcs.const_end():
+        return 0
+    arcs = &deref(it).second
+    for i in range(<int>arcs.size() - 1, -1, -1):
+        if arcs.at(i).child == child:
+            return arcs.at(i).label
+    return 0
+
+
+cdef inline bint has_gold_label(const StateC* st, const GoldC* g, int w) noexcept nogil:
+    """The stack word w's arc (from RIGHT) carries w's gold label, or that is unknown."""
+    return g.labels[w] == 0 or right_arc_label(st, st.H(w), w) == g.labels[w]
+
+
+cdef void block_bounds(NMOracle* o, const StateC* st, int pivot, int* lo,
+                       int* hi) noexcept nogil:
+    """The open words (numbers lo..hi, item_at) nm_block_best scores for open word number
+    pivot: its gold block cut at preset sentence starts (no arc crosses one), or, when a
+    word of its preset sentence cannot start a sentence, that whole sentence (a tree may
+    then have to join the one before it across a gold cut: arc_eager_nm_oracle.pyx).
+    Whether the Doc has such words at all is read once per gold (o.cannot_start_words)."""
+    cdef int n_items = st.stack_depth() + st.buffer_length()
+    cdef int p = item_at(st, pivot)
+    cdef int i
+    if o.cannot_start_words < 0:
+        o.cannot_start_words = 0
+        for i in range(st.length):
+            if st.cannot_sent_start(i):
+                o.cannot_start_words = 1
+                break
+    lo[0] = pivot
+    hi[0] = pivot
+    if not o.cannot_start_words:      # the gold block, cut at preset starts
+        while (lo[0] > 0 and item_at(st, lo[0] - 1) >= o.block_start[p]
+               and not st.is_sent_start(item_at(st, lo[0]))):
+            lo[0] -= 1
+        while (hi[0] + 1 < n_items and item_at(st, hi[0] + 1) <= o.block_end[p]
+               and not st.is_sent_start(item_at(st, hi[0] + 1))):
+            hi[0] += 1
+        return
+    while lo[0] > 0 and not st.is_sent_start(item_at(st, lo[0])):
+        lo[0] -= 1
+    while hi[0] + 1 < n_items and not st.is_sent_start(item_at(st, hi[0] + 1)):
+        hi[0] += 1
+    for i in range(lo[0], hi[0] + 1):
+        if st.cannot_sent_start(item_at(st, i)):
+            return                      # the whole preset sentence
+    while lo[0] < pivot and item_at(st, lo[0]) < o.block_start[p]:
+        lo[0] += 1
+    while hi[0] > pivot and item_at(st, hi[0]) > o.block_end[p]:
+        hi[0] -= 1
+
+
+cdef int block_best(NMOracle* o, const StateC* st, const GoldC* g, int lo, int hi, int skip,
+                    int headed) noexcept nogil:
+    """nm_block_best over open words lo..hi (block_bounds), without open word `skip` (a move
+    pops it; -1: none) and with open word `headed` HEADED (RIGHT pushes it; -1: none)."""
+    cdef int depth = st.stack_depth()
+    cdef int size = 0
+    cdef int i, w
+    for i in range(lo, hi + 1):
+        if i == skip:
+            continue
+        w = item_at(st, i)
+        o.word[size] = w
+        o.arc_ok[size] = 1
+        o.kind[size] = NM_FREE
+        if i == headed:
+            o.kind[size] = NM_HEADED        # its label is the class's: the base's label cost
+        elif i < depth and st.has_head(w):
+            o.kind[size] = NM_HEADED
+            o.arc_ok[size] = has_gold_label(st, g, w)
+        o.no_split[size] = st.cannot_sent_start(w)
+        size += 1
+    return nm_block_best(o, size)
+
+
+cdef void nm_exact_costs(const StateC* st, const GoldC* g, const int* valid,
+                         weight_t* cost) noexcept nogil:
+    """The exact costs (module docstring; docs/systems/arc_eager_nm.md, "The exact
+    oracle"), unlabelled: the base adds the label term of LEFT and RIGHT, exact here too
+    (a gold RIGHT arc with a wrong label loses exactly that arc: the best forest after RIGHT
+    keeps b0's arc to s0 when it is gold). REDUCE of a HEADED s0 makes final the arc (and
+    label) RIGHT gave it. A move changes the block of s0 (a pop) or of b0 (RIGHT) only."""
+    cdef NMOracle* o = <NMOracle*>g.extra
+    cdef int depth = st.stack_depth()
+    cdef int top = depth - 1
+    cdef int s0, b0, m, drop, lo, hi, lo_b, hi_b
+    cdef int base_s = 0
+    cdef bint pops
+    for m in range(N_MOVES):
+        cost[m] = 0
+    if depth == 0:
+        return                                  # SHIFT only: free
+    s0 = st.S(0)
+    b0 = st.B(0) if st.buffer_length() > 0 else -1
+    pops = valid[LEFT] or valid[ROOT] or (valid[REDUCE] and st.has_head(s0))
+    if pops:
+        block_bounds(o, st, top, &lo, &hi)
+        base_s = block_best(o, st, g, lo, hi, -1, -1)
+        drop = base_s - block_best(o, st, g, lo, hi, top, -1)
+        if valid[LEFT]:
+            cost[LEFT] = drop - (g.heads[s0] == b0)
+        if valid[REDUCE] and st.has_head(s0):
+            cost[REDUCE] = drop - (g.heads[s0] == st.S(1) and has_gold_label(st, g, s0))
+        if valid[ROOT]:
+            cost[ROOT] = drop - (g.heads[s0] == s0)
+    if valid[RIGHT]:
+        block_bounds(o, st, top + 1, &lo_b, &hi_b)
+        if not (pops and lo_b == lo and hi_b == hi):
+            base_s = block_best(o, st, g, lo_b, hi_b, -1, -1)
+        cost[RIGHT] = base_s - block_best(o, st, g, lo_b, hi_b, -1, top + 1)
+    # SHIFT and the unshifting REDUCE: free (0)
+
+
 cdef class ArcEagerNM(DynOracleSystem):
     """Non-monotonic arc-eager: SHIFT, RIGHT, LEFT (repairing), REDUCE (unshifting), ROOT
     (module docstring)."""
     name = "arc_eager_nm"
     projective = True
-    oracles = (ORACLE_SPACY,)
-    dynamic_oracles = (ORACLE_SPACY,)
+    oracles = (ORACLE_DYNAMIC, ORACLE_SPACY)
+    dynamic_oracles = (ORACLE_DYNAMIC, ORACLE_SPACY)
+    nonprojective_oracles = (ORACLE_DYNAMIC,)     # exact on any gold: no lifting
+    # spaCy's approximate costs train it better than the exact ones for now: under exact
+    # costs SHIFT and the unshift are always optimal, so the default target lets the model
+    # defer every decision (5-epoch screen, Hungarian: dev LAS 32.69 against 21.05;
+    # docs/systems/arc_eager_nm.md, "Training")
     default_oracle = ORACLE_SPACY
     # as spaCy's parser and arc_eager: explore from the first update, follow the model
     default_schedule = (0, 1.0)
+    cdef bint use_exact
+
+    def set_oracle(self, oracle):
+        DynOracleSystem.set_oracle(self, oracle)
+        self.use_exact = oracle == ORACLE_DYNAMIC
+        self.needs_oracle_data = self.use_exact    # no fallback: costs from attach_oracle's data
+
+    def attach_oracle(self, DynGold gold):
+        """The exact oracle's per-Doc tables (gold blocks, chart), once per gold."""
+        if not self.use_exact or gold.c.extra != NULL:
+            return
+        table = NMOracleTable(gold.heads)
+        gold.attach(table, <void*>(<NMOracleTable>table).c)
 
     cdef int declare_moves(self) except -1:
         DynOracleSystem.declare_moves(self)
@@ -231,7 +393,42 @@ cdef class ArcEagerNM(DynOracleSystem):
 
     cdef void move_costs(self, const StateC* st, const GoldC* g, const int* valid,
                          weight_t* cost) noexcept nogil:
-        spacy_move_costs(st, g, valid, cost)
+        if not self.use_exact:
+            spacy_move_costs(st, g, valid, cost)
+        elif self.lacks_oracle_data(g):
+            for m in range(N_MOVES):
+                cost[m] = 0
+        else:
+            nm_exact_costs(st, g, valid, cost)
+
+    cdef int static_move(self, const StateC* st, const GoldC* g) noexcept nogil:
+        """The canonical optimal move that system_options target="static" trains on
+        (docs/conventions.md, "Training target among the optimal moves"): the first of the
+        cheapest valid moves in arc_eager's order, LEFT, RIGHT making a gold arc, popping
+        REDUCE, ROOT, SHIFT, then the moves that are free only because a repair can undo
+        them: RIGHT making another arc, the unshifting REDUCE. With the exact oracle SHIFT
+        and the unshift always cost 0, so the plain target spreads over them whatever the
+        gold (docs/systems/arc_eager_nm.md, "Training")."""
+        cdef int valid[N_MOVES]
+        cdef weight_t cost[N_MOVES]
+        cdef int order[7]
+        cdef int i, m
+        cdef weight_t best = INVALID_COST
+        cdef bint gold_right = st.stack_depth() > 0 and st.buffer_length() > 0 \
+            and g.heads[st.B(0)] == st.S(0)
+        cdef bint unshifts = st.stack_depth() > 0 and not st.has_head(st.S(0))
+        self.move_validity(st, valid)
+        self.move_costs(st, g, valid, cost)
+        for m in range(N_MOVES):
+            if valid[m] and cost[m] < best:
+                best = cost[m]
+        order[:] = [LEFT, RIGHT if gold_right else -1, -1 if unshifts else REDUCE, ROOT,
+                    SHIFT, RIGHT, REDUCE]
+        for i in range(7):
+            m = order[i]
+            if m >= 0 and valid[m] and cost[m] == best:
+                return m
+        return -1
 
     def _sim_state_extra(self, StateClass state):
         """The unshiftable buffer words: part of the state's identity for memoised search

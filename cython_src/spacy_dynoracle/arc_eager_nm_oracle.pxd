@@ -1,0 +1,44 @@
+# The exact dynamic oracle of arc_eager_nm (docs/systems/arc_eager_nm.md, "The exact oracle")
+# over plain arrays, nogil, knowing nothing of spaCy.
+#
+# The open words of a state (its stack, then its buffer, in word order) are the *items*;
+# the best reachable completions are the projective forests over the items in which every
+# stack word with a head (NM_HEADED: pushed by RIGHT) takes no dependent on its left and
+# takes as head either the item just before it or a later item. The oracle scores such
+# forests one gold block at a time (a caller fills the block's items, then nm_block_best).
+# Word numbering: words 0..n-1; gold[w] == w for a root, -1 unknown.
+from .oracle_owner cimport OracleOwner
+
+cdef enum:
+    NM_FREE = 0       # a buffer word, or a stack word without a head: any head, any dependents
+    NM_HEADED = 1     # a stack word with a head (RIGHT): head = the item before it or later
+    NM_NEG = -1000000  # "minus infinity" of the chart (floored, never accumulates)
+
+
+cdef struct NMOracle:
+    int n
+    int* gold            # [n] gold head word; w for a root; -1 unknown
+    int* block_start     # [n] first word of w's gold block (cut where no gold arc spans)
+    int* block_end       # [n] last word of w's gold block
+    int max_block        # longest gold block (chart size)
+    int cannot_start_words   # the Doc has words preset not to start a sentence: -1 not
+                             # known yet (the caller reads it from its state once)
+    # one block's items, filled by the caller before nm_block_best (scratch)
+    int* word            # [n] the items' words, left to right
+    char* kind           # [n] NM_FREE or NM_HEADED
+    char* arc_ok         # [n] NM_HEADED: its arc to the item before it has the gold label
+    char* no_split       # [n] the item cannot start a sentence (a preset -1)
+    int chart_size       # the blocks the chart holds: max_block, more once a preset
+                         # sentence was scored whole
+    int* chart           # 5 * chart_size^2: Eisner's Cr, Cl, Ir, Il, and Clg
+    int* top             # [chart_size + 1] (in chart's allocation): the best forest of the
+                         # items before each
+
+
+cdef NMOracle* nm_oracle_new(const int* gold, int n) noexcept nogil
+cdef void nm_oracle_free(void* o) noexcept nogil      # an NMOracle* (OracleOwner's free_data)
+cdef int nm_block_best(NMOracle* o, int size) noexcept nogil
+
+
+cdef class NMOracleTable(OracleOwner):
+    cdef NMOracle* c

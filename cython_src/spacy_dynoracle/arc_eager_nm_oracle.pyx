@@ -1,0 +1,242 @@
+# cython: language_level=3, infer_types=True, boundscheck=False, wraparound=False, cdivision=True
+# distutils: language = c++
+"""The exact dynamic oracle of arc_eager_nm over plain arrays (the argument and its checks:
+docs/systems/arc_eager_nm.md, "The exact oracle").
+
+**The completions.** Call the open words of a state (stack, then buffer: in word order)
+its items, a stack word with a head (pushed by RIGHT; the head is the word just below it and
+may still be replaced by LEFT) HEADED, every other item FREE. The heads the open words can
+still end with are exactly the projective forests over the items (a virtual root before
+them) in which a HEADED item has no dependent on its left and has as head either the item
+just before it or a later item. (A FREE stack word can go back to the buffer by the unshift
+as soon as it is on top, so it is a buffer word that waits; a HEADED word cannot: it leaves
+by REDUCE, into the word below, or by LEFT.) tests/test_arc_eager_nm.py checks this against
+exhaustive search; the unshiftable marks do not enter it. So the best loss still reachable
+is (loss of the popped words) + (open words with a known gold head) - best, best = the most
+gold arcs of such a forest, and a move's cost is how much it lowers best (or the gold arc it
+loses by popping a word).
+
+**Blocks.** best is the sum over the gold blocks (cut where no gold arc between words spans
+the gap; as easy_first_oracle.pyx, which scores the plain projective trees over a list) of
+each block's best: a forest restricted to a block, an item with a head outside re-attached
+to the virtual root, keeps every gold arc into the block, and the blocks' forests side by
+side are one forest. Inside a block a HEADED item at the block's first place takes the
+virtual root (weight 0) for "the item before it", which lies in the previous block; a
+HEADED item elsewhere never needs the root (its head can become the item before it, which
+crosses nothing). A caller also cuts at preset sentence starts (no arc crosses them).
+
+**Preset boundaries.** Two trees of the forest are two sentences: ROOT pops the first one's
+root while some open word of the second one is b0, and ROOT is invalid before a word that
+cannot start a sentence (no_split). That b0 can be any word c of the second tree whose
+subtree begins at the tree's first item a (the words before c must be popped, with heads up
+to c, before the ROOT, and c must still be open), i.e. any word on the path from a up to
+the tree's root, if it can go back to the buffer (not HEADED). So a tree may begin a
+sentence iff that path holds a FREE word that may start one: the chart Clg, the complete
+left spans whose spine holds such a word. Where a word of a preset sentence cannot start
+one, a tree may have to join the one before it across a gold cut (either root taking the
+other tree's words as dependents), so the caller then scores that whole preset sentence
+(between preset starts) as one block; the block's first tree needs no ROOT before it.
+
+Per block of m items: Eisner's inside pass (oracle_arrays.eisner_inside) with these
+weights, then the sequence of trees under the virtual root, O(m^3).
+"""
+from libc.stdlib cimport malloc, calloc, free
+
+from .oracle_arrays cimport gold_block_ends, gold_heads_array, eisner_inside, add_floored
+
+
+cdef NMOracle* nm_oracle_new(const int* gold, int n) noexcept nogil:
+    """The per-Doc tables for gold[0..n-1] (a root points to itself, -1 unknown); NULL on
+    allocation failure. Three allocations: the int arrays (gold first), the char arrays
+    (kind first), the chart (with top)."""
+    cdef NMOracle* o = <NMOracle*>calloc(1, sizeof(NMOracle))
+    cdef int* ints
+    cdef int* node_head
+    cdef int* node_end
+    cdef int w, start, L
+    if o == NULL:
+        return NULL
+    o.n = n
+    o.cannot_start_words = -1
+    # gold, block_start, block_end, word: n + 1 each; scratch for gold_block_ends: 3 (n + 1)
+    ints = <int*>malloc(7 * (n + 1) * sizeof(int))
+    o.kind = <char*>malloc(3 * (n + 1))
+    if ints == NULL or o.kind == NULL:
+        free(ints)
+        nm_oracle_free(o)
+        return NULL
+    o.gold = ints
+    o.block_start = ints + (n + 1)
+    o.block_end = ints + 2 * (n + 1)
+    o.word = ints + 3 * (n + 1)
+    node_head = ints + 4 * (n + 1)
+    node_end = ints + 5 * (n + 1)           # and its scratch (reach): 2 (n + 1)
+    o.arc_ok = o.kind + (n + 1)
+    o.no_split = o.kind + 2 * (n + 1)
+    # gold blocks in node numbering (conventions.pxd: word w is node w + 1, 0 the root)
+    node_head[0] = -1
+    for w in range(n):
+        o.gold[w] = gold[w]
+        node_head[w + 1] = -1 if gold[w] < 0 else (0 if gold[w] == w else gold[w] + 1)
+    gold_block_ends(node_head, n + 1, node_end + n + 1, node_end)
+    o.max_block = 1
+    start = 0
+    for w in range(n):
+        o.block_start[w] = start
+        o.block_end[w] = node_end[w + 1] - 1
+        if o.block_end[w] == w:
+            L = w - start + 1
+            if L > o.max_block:
+                o.max_block = L
+            start = w + 1
+    if not chart_reserve(o, o.max_block):
+        nm_oracle_free(o)
+        return NULL
+    return o
+
+
+cdef bint chart_reserve(NMOracle* o, int size) noexcept nogil:
+    """A chart (and top) for blocks of `size` items: the gold blocks' longest at first,
+    grown for a preset sentence scored whole (module docstring). 0 if out of memory."""
+    cdef int* chart
+    if size <= o.chart_size:
+        return 1
+    chart = <int*>malloc((5 * size * size + size + 1) * sizeof(int))
+    if chart == NULL:
+        return 0
+    free(o.chart)
+    o.chart = chart
+    o.top = chart + 5 * size * size
+    o.chart_size = size
+    return 1
+
+
+cdef void nm_oracle_free(void* data) noexcept nogil:
+    """Free an NMOracle (void*: NMOracleTable's OracleOwner calls it; NULL is a no-op)."""
+    cdef NMOracle* o = <NMOracle*>data
+    if o == NULL:
+        return
+    free(o.gold)        # with block_start, block_end, word
+    free(o.kind)        # with arc_ok, no_split
+    free(o.chart)       # with top
+    free(o)
+
+
+cdef int item_arc_weight(const void* arcs, int h, int d) noexcept nogil:
+    """eisner_inside's weight of the arc item h -> item d of the block in o.word: [gold], or
+    NM_NEG where a HEADED item forbids it (a dependent on its left; a head on its left other
+    than the item just before it). The arc of a HEADED item to the item before it is the one
+    it has: gold only with the gold label (arc_ok)."""
+    cdef const NMOracle* o = <const NMOracle*>arcs
+    if o.kind[d] == NM_HEADED:
+        if h == d - 1:
+            return 1 if (o.gold[o.word[d]] == o.word[h] and o.arc_ok[d]) else 0
+        if h < d:
+            return NM_NEG
+    if o.kind[h] == NM_HEADED and d < h:
+        return NM_NEG
+    return 1 if o.gold[o.word[d]] == o.word[h] else 0
+
+
+cdef inline bint may_start(const NMOracle* o, int i) noexcept nogil:
+    """Item i can be the b0 of a ROOT that ends the sentence before it: it can be in the
+    buffer then (not HEADED) and may start a sentence."""
+    return o.kind[i] != NM_HEADED and not o.no_split[i]
+
+
+cdef int nm_block_best(NMOracle* o, int size) noexcept nogil:
+    """The most gold arcs of a forest over the block's items o.word[0..size-1] (kinds,
+    arc_ok and no_split filled by the caller; module docstring): Eisner's chart over the
+    items, Clg where a preset word cannot start a sentence, then the trees under the
+    virtual root left to right, top[b] = the best forest of items 0..b-1."""
+    cdef int S = size
+    cdef int a, r, b, k, v, best, w, length
+    cdef bint presets = False
+    cdef int* Cr
+    cdef int* Cl
+    cdef int* Ir
+    cdef int* Il
+    cdef int* Clg
+    if S <= 0:
+        return 0
+    if not chart_reserve(o, S):
+        return 0                            # out of memory: no gold arc counted
+    Cr = o.chart
+    Cl = o.chart + S * S
+    Ir = o.chart + 2 * S * S
+    Il = o.chart + 3 * S * S
+    Clg = o.chart + 4 * S * S
+    eisner_inside(item_arc_weight, o, S, NM_NEG, Cr, Cl, Ir, Il)
+    for a in range(S):
+        presets = presets or o.no_split[a]
+    if presets:
+        # Clg[a, r]: Cl[a, r] whose left spine (the path from a up to r) holds an item
+        # that may start a sentence; without presets every tree's root does
+        for a in range(S):
+            Clg[a * S + a] = 0 if may_start(o, a) else NM_NEG
+        for length in range(1, S):
+            for a in range(S - length):
+                r = a + length
+                if may_start(o, r):
+                    Clg[a * S + r] = Cl[a * S + r]
+                    continue
+                best = NM_NEG
+                for k in range(a, r):
+                    best = max(best, add_floored(Clg[a * S + k], Il[k * S + r], NM_NEG))
+                Clg[a * S + r] = best
+    else:
+        Clg = Cl
+    o.top[0] = 0
+    for b in range(S):
+        best = NM_NEG
+        for a in range(b + 1):
+            if o.top[a] <= NM_NEG:
+                continue
+            for r in range(a, b + 1):
+                if o.kind[r] == NM_HEADED:
+                    # never a sentence root; at the block's first place its head is the
+                    # item before it, in the block before (a gold cut between: weight 0)
+                    if a == 0 and r == 0:
+                        v = Cr[b]
+                    else:
+                        continue
+                else:
+                    w = 1 if o.gold[o.word[r]] == o.word[r] else 0
+                    # a tree after the first begins a sentence: its spine needs a word
+                    # that may start one (Clg)
+                    v = add_floored(Clg[a * S + r] if a > 0 else Cl[r], w, NM_NEG)
+                    v = add_floored(v, Cr[r * S + b], NM_NEG)
+                v = add_floored(o.top[a], v, NM_NEG)
+                if v > best:
+                    best = v
+        o.top[b + 1] = best
+    return o.top[S]
+
+
+# ---- Python access (tests) -------------------------------------------------------------
+cdef class NMOracleTable(OracleOwner):
+    """Owns an NMOracle (OracleOwner frees it). gold: word heads, a root points to itself,
+    -1 or None unknown."""
+
+    def __cinit__(self, gold):
+        cdef int[::1] g = gold_heads_array(list(gold) + [-1])    # [-1]: never empty
+        self.c = <NMOracle*>self.own(nm_oracle_new(&g[0], len(g) - 1), nm_oracle_free)
+
+    @property
+    def blocks(self):
+        """The gold blocks as (first word, last word)."""
+        return [(self.c.block_start[w], w) for w in range(self.c.n) if self.c.block_end[w] == w]
+
+    def block_best(self, words, headed=(), cannot_start=()):
+        """The most gold arcs of a forest over the items `words` (one block, left to right);
+        headed: the items that are HEADED (with the gold label); cannot_start: the items
+        that cannot start a sentence."""
+        cdef int i
+        if len(words) > self.c.n:
+            raise ValueError("more items than words")
+        for i, w in enumerate(words):
+            self.c.word[i] = w
+            self.c.kind[i] = NM_HEADED if w in headed else NM_FREE
+            self.c.arc_ok[i] = 1
+            self.c.no_split[i] = 1 if w in cannot_start else 0
+        return nm_block_best(self.c, len(words))
