@@ -52,7 +52,7 @@ def main():
         heads = []
         for s in sents[d:d + 10]:
             heads += [len(heads) + h for h in s]
-        exact = Simulator("arc_eager_nm", len(heads))
+        exact = Simulator("arc_eager_nm", len(heads), oracle="dynamic")
         spacy = Simulator("arc_eager_nm", len(heads), oracle="spacy")
         while not exact.is_final():
             ce, cs = exact.costs(heads), spacy.costs(heads)
