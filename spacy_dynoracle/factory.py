@@ -115,7 +115,8 @@ def make_dynoracle_parser(
         documented in docs/systems/<system>.md), e.g. attardi's `degree` (2 or 3) and
         `uncovered`, lr_spine's `max_k` (its cap on spine depth, 1..3), swap's
         `exact_live`, and `eager_root` / `close_sentences` / `keep_sentences` of every system
-        (docs/conventions.md, "Training targets at sentence boundaries"); an option the
+        (docs/conventions.md, "Training targets at sentence boundaries") and `target` /
+        `defer` (docs/conventions.md, "Training target among the optimal moves"); an option the
         system does not have is an error naming the system's options. Stored in the
         pipeline's config, so a saved pipeline keeps them.
     decode (str): "greedy" (spaCy's loop) or "exact": the best computation of the model by

@@ -27,7 +27,8 @@ The contract above is stable; everything else here is an extension:
   `Token.is_sent_start`: 1 starts a sentence, -1 cannot, 0 unknown).
 * `sim.labels()` gives the label of each attached word.
 * `sim.training_costs(gold_heads, gold_labels)`: the labelled costs greedy training uses,
-  i.e. `costs(...)` narrowed by the `eager_root`, `close_sentences` and `keep_sentences` options
+  i.e. `costs(...)` narrowed by the `eager_root`, `close_sentences`, `keep_sentences`, `target`
+  and `defer` options
   (`Simulator(..., eager_root=True)`).
 
 Systems with their own state instead of spaCy's StateC (`LIST_SYSTEMS`: easy-first) get a
@@ -153,7 +154,7 @@ class Simulator:
                        gold_labels: Sequence[Optional[str]]) -> Dict[str, int]:
         """The labelled class costs greedy training (moves.step_batch) uses: those of
         costs(gold_heads, gold_labels), narrowed by the `eager_root`, `close_sentences`,
-        `keep_sentences` and `target` options when they are on (target="model_best" narrows by the model's
+        `keep_sentences`, `target` and `defer` options when they are on (target="model_best" narrows by the model's
         scores, in step_batch only: here it shows every zero-cost class)."""
         gold = self._gold(gold_heads, gold_labels)
         valid, costs = self.moves._sim_class_costs(self.state, gold, training=True)

@@ -333,6 +333,50 @@ def test_static_move_walks_build_a_best_tree():
         assert loss == BruteForce(gold).minloss(exact_simulator(len(gold))), gold
 
 
+def defers(sim, action):
+    """SHIFT, or REDUCE of a headless s0 (the unshift): the moves that decide nothing."""
+    move = action.split("-")[0]
+    return move == "SHIFT" or (move == "REDUCE" and sim.heads()[sim.stack()[-1]] < 0)
+
+
+@pytest.mark.parametrize("labels,n_states,max_n", [(False, 200, 6), (True, 40, 4)])
+def test_defer_last_target_commits_wherever_committing_is_optimal(labels, n_states, max_n):
+    """system_options defer="last" (system_base.defer_last_target), from random reachable
+    states by exhaustive search: the training target is the brute force's zero-cost set minus
+    SHIFT and the unshift exactly when a committing zero-cost move (RIGHT, LEFT, popping
+    REDUCE, ROOT) exists, else the whole zero-cost set; so it is never empty and always
+    optimal. Negative control: the default target (defer="free") fails the same check, as
+    does dropping SHIFT and the unshift unconditionally (the target would be empty)."""
+    narrowed = deferring_only = 0
+    for _, gold, bf, sim in exact_cases(n_states, seed=51, max_n=max_n, labels=labels,
+                                        defer="last"):
+        gold_labels = bf.gold_labels if labels else [None] * len(gold)
+        exact = bf.exact_costs(sim, sim.actions(labelled=labels))
+        zero = {a for a, c in exact.items() if c == 0}
+        committing = {a for a in zero if not defers(sim, a)}
+        expected = committing or zero
+
+        def target_of(s):
+            """The zero-cost unlabelled moves (labelled classes) of s's training target."""
+            costs = s.training_costs(gold, gold_labels)
+            if labels:
+                return {a for a, c in costs.items() if c <= 0}
+            return {a.split("-")[0] for a, c in costs.items() if c <= 0}
+
+        target = target_of(sim)
+        assert target and target == expected, (gold, sim, zero, target)
+        sim.moves.cfg["defer"] = "free"          # the same system with the default target
+        assert target_of(sim) == zero, (gold, sim)
+        sim.moves.cfg["defer"] = "last"
+        narrowed += target != zero
+        deferring_only += not committing
+    # the control: the default target differs from defer="last"'s in many states, and
+    # dropping the deferring moves unconditionally would leave an empty target in some
+    print(f"defer=last: {narrowed} of {n_states} states narrowed, {deferring_only} with only "
+          f"deferring moves optimal")
+    assert narrowed >= n_states // 10 and deferring_only > 0, (narrowed, deferring_only)
+
+
 @pytest.mark.slow
 def test_dynamic_oracle_exact_many():
     """docs/systems/arc_eager_nm.md's count: >= 6,000 states, n <= 7, every kind of gold,

@@ -477,6 +477,29 @@ def test_keep_sentences_drops_a_false_root_inside_a_gold_sentence(system):
         assert narrowed > 0
 
 
+@pytest.mark.parametrize("system", ["arc_standard", "lr_spine", "arc_hybrid", "arc_eager", "swap", "attardi"])
+def test_defer_last_drops_shift_where_another_move_is_optimal(system):
+    """From random reachable states: with defer="last" the training target is the exact
+    zero-cost set minus SHIFT where another move is optimal, else the whole set; so it is
+    never empty and always optimal. These systems have no unshift (arc_eager's REDUCE
+    attaches s0, a committing move); arc_eager_nm's, with the brute force:
+    tests/test_arc_eager_nm.py."""
+    rng = random.Random(14)
+    narrowed = 0
+    for _ in range(150):
+        case = _targets_in_a_random_state(
+            system, rng, ["multi", "projective", "nonprojective"], 0.7,
+            (("last", {"defer": "last"}),))
+        if case is None:
+            continue
+        gold, plain, zero, target = case
+        other = any(not a.startswith("SHIFT") for a in zero)
+        expected = {a for a in zero if not (other and a.startswith("SHIFT"))}
+        assert target["last"] and target["last"] == expected, (system, gold, plain)
+        narrowed += target["last"] != zero
+    assert narrowed > 0
+
+
 def _oracle_step_preferring(sim, gold, labels, name):
     """One oracle step of moves.step_batch (follow_oracle) on the Simulator's state, with
     scores that prefer the class `name`: the names of the classes it trained as gold."""

@@ -44,6 +44,11 @@ COMMON_OPTIONS = {
     # multi-label loss), the model's own best-scoring one ("model_best", Goldberg & Nivre's
     # update), or the static oracle's move where it is optimal ("static")
     "target": "all",
+    # greedy training target: the moves that decide nothing, SHIFT and arc_eager_nm's
+    # unshifting REDUCE, are targets wherever they are optimal ("free"), or only where no
+    # other move is ("last"): under arc_eager_nm's exact costs they are always optimal, so
+    # "free" lets a model defer every decision (see defer_last_target)
+    "defer": "free",
     # the zero-cost path spaCy's update cuts long Docs along (segment start states, see
     # get_oracle_sequence_from_state): the first zero-cost class in class order, as spaCy
     # ("first"), or the static oracle's move where it is optimal ("static")
@@ -62,6 +67,7 @@ COMMON_OPTIONS = {
     "label_sets": "shared",
 }
 TARGETS = ("all", "model_best", "static")
+DEFERS = ("free", "last")
 # The exploration rules (the factory's explore_rule; parser.follow_oracle_mask draws which
 # states may explore, step_batch decides each exploring state's move):
 #   "prob": after k epochs a state follows the model's prediction with probability p;
@@ -307,7 +313,7 @@ cdef class DynOracleSystem(TransitionSystem):
             default = self.common_option_defaults.get(key, default)
             self.cfg[key] = bool(options.get(key, default)) if isinstance(default, bool) \
                 else options.get(key, default)
-        for key, choices in (("target", TARGETS), ("cut_path", CUT_PATHS),
+        for key, choices in (("target", TARGETS), ("defer", DEFERS), ("cut_path", CUT_PATHS),
                              ("bounded_costs", BOUNDED_COSTS), ("label_sets", LABEL_SETS)):
             if self.cfg[key] not in choices:
                 raise ValueError(f"system option {key}={self.cfg[key]!r} is not one of "
@@ -770,8 +776,8 @@ cdef class DynOracleSystem(TransitionSystem):
         best-scoring zero-cost class where follow_oracle[i] (Goldberg & Nivre's "best
         gold"), else the best-scoring valid class (the model's own prediction), which
         explore_rule="margin" follows only when it is zero-cost or scores within
-        explore_margin of the best zero-cost class. With the eager_root, close_sentences or
-        target options the zero-cost classes are narrowed first (training_target;
+        explore_margin of the best zero-cost class. With the eager_root, close_sentences,
+        target or defer options the zero-cost classes are narrowed first (training_target;
         target="model_best" keeps the best-scoring one, which needs the scores and so is
         applied here). Returns how many states took a class that costs > 0 under those
         training costs (a move off the oracle's paths: exploration that was followed)."""
@@ -786,6 +792,7 @@ cdef class DynOracleSystem(TransitionSystem):
         cdef bint close_sentences = self.cfg.get("close_sentences", False)
         cdef bint keep_sentences = self.cfg.get("keep_sentences", False)
         cdef int target = TARGETS.index(self.cfg.get("target", "all"))
+        cdef bint defer_last = self.cfg.get("defer", "free") == "last"
         cdef bint skip_bounded = self.cfg.get("bounded_costs", "train") == "skip"
         cdef bint trained
         cdef int off_path = 0
@@ -802,8 +809,8 @@ cdef class DynOracleSystem(TransitionSystem):
             gold = golds[i]
             if self.class_costs(is_valid, costs, state.c, &gold.c) < 0:
                 raise ValueError(f"{self.name}: no valid move in a non-final state")
-            training_target(self, eager_root, close_sentences, keep_sentences, target, is_valid,
-                            costs, state.c, &gold.c)
+            training_target(self, eager_root, close_sentences, keep_sentences, target,
+                            defer_last, is_valid, costs, state.c, &gold.c)
             if target == TARGET_MODEL_BEST:
                 best_zero_cost_target(n, is_valid, costs, &scores[i, 0])
             trained = not (skip_bounded and not self.use_static and self.last_costs_bounded())
@@ -856,8 +863,8 @@ cdef class DynOracleSystem(TransitionSystem):
 
     def _sim_class_costs(self, StateClass state, DynGold gold, bint training=False):
         """(is_valid, normalised cost) per labelled class, exactly as set_costs; with
-        training, as step_batch trains on them (narrowed by the eager_root, close_sentences
-        and target options; target="model_best" needs the model's scores, so it shows every
+        training, as step_batch trains on them (narrowed by the eager_root, close_sentences,
+        target and defer options; target="model_best" needs the model's scores, so it shows every
         zero-cost class here)."""
         cdef Pool mem = Pool()
         cdef int* is_valid = <int*>mem.alloc(max(self.n_moves, 1), sizeof(int))
@@ -867,7 +874,8 @@ cdef class DynOracleSystem(TransitionSystem):
             training_target(self, self.cfg.get("eager_root", False),
                             self.cfg.get("close_sentences", False),
                             self.cfg.get("keep_sentences", False),
-                            TARGETS.index(self.cfg.get("target", "all")), is_valid, costs,
+                            TARGETS.index(self.cfg.get("target", "all")),
+                            self.cfg.get("defer", "free") == "last", is_valid, costs,
                             state.c, &gold.c)
         return ([is_valid[i] for i in range(self.n_moves)],
                 [costs[i] for i in range(self.n_moves)])
@@ -961,23 +969,54 @@ cdef void keep_only_move(DynOracleSystem system, const int* is_valid, weight_t* 
             costs[i] = 1
 
 
-cdef void drop_move(DynOracleSystem system, const int* is_valid, weight_t* costs,
-                    int move) noexcept nogil:
-    """If a class of another move costs 0, the zero-cost classes of `move` get cost 1: `move`
-    is no target (close_sentences_target, keep_sentences_target; keep_only_move's mirror).
-    Otherwise nothing changes, so the target stays a non-empty subset of the optimal
-    classes."""
+cdef void drop_moves(DynOracleSystem system, const int* is_valid, weight_t* costs,
+                     const bint* dropped) noexcept nogil:
+    """If a class of a move not in `dropped` (flags by move id) costs 0, the zero-cost
+    classes of the dropped moves get cost 1: they are no target (drop_move,
+    defer_last_target; keep_only_move's mirror). Otherwise nothing changes, so the target
+    stays a non-empty subset of the optimal classes."""
     cdef int i
     cdef bint other = False
     for i in range(system.n_moves):
-        if system.c[i].move != move and is_valid[i] and costs[i] <= 0:
+        if not dropped[system.c[i].move] and is_valid[i] and costs[i] <= 0:
             other = True
             break
     if not other:
         return
     for i in range(system.n_moves):
-        if system.c[i].move == move and is_valid[i] and costs[i] <= 0:
+        if dropped[system.c[i].move] and is_valid[i] and costs[i] <= 0:
             costs[i] = 1
+
+
+cdef void drop_move(DynOracleSystem system, const int* is_valid, weight_t* costs,
+                    int move) noexcept nogil:
+    """drop_moves of one move (close_sentences_target, keep_sentences_target)."""
+    cdef bint dropped[N_MOVES]
+    cdef int m
+    for m in range(N_MOVES):
+        dropped[m] = m == move
+    drop_moves(system, is_valid, costs, dropped)
+
+
+cdef void defer_last_target(DynOracleSystem system, const int* is_valid, weight_t* costs,
+                            const StateC* st) noexcept nogil:
+    """defer="last": the moves that decide nothing are targets only where no other move is
+    optimal. They are SHIFT and arc_eager_nm's unshift, a REDUCE that adds no arc (the move
+    table: arc_eager's REDUCE attaches s0 to s1) of a headless s0, which puts s0 back in the
+    buffer. Under arc_eager_nm's exact costs both are optimal in every state where they are
+    valid (the open words and what each may become do not change), so the target "every
+    optimal move" lets a model defer every decision; this one commits (RIGHT, LEFT, a popping
+    REDUCE, ROOT) wherever committing is optimal (docs/systems/arc_eager_nm.md, "Training").
+    The target stays a non-empty subset of the optimal moves; the costs of set_costs are
+    unchanged."""
+    cdef bint deferring[N_MOVES]
+    cdef int m
+    for m in range(N_MOVES):
+        deferring[m] = False
+    deferring[SHIFT] = True
+    deferring[REDUCE] = (system.move_table[REDUCE].child_at == NO_ARC
+                         and st.stack_depth() > 0 and not st.has_head(st.S(0)))
+    drop_moves(system, is_valid, costs, deferring)
 
 
 cdef void close_sentences_target(DynOracleSystem system, const int* is_valid, weight_t* costs,
@@ -1083,8 +1122,9 @@ cdef void best_zero_cost_target(int n, const int* is_valid, weight_t* costs,
 
 
 cdef void training_target(DynOracleSystem system, bint eager_root, bint close_sentences,
-                          bint keep_sentences, int target, const int* is_valid,
-                          weight_t* costs, const StateC* st, const GoldC* gold) noexcept nogil:
+                          bint keep_sentences, int target, bint defer_last,
+                          const int* is_valid, weight_t* costs, const StateC* st,
+                          const GoldC* gold) noexcept nogil:
     """The zero-cost classes greedy training uses: the exact ones, narrowed by the options
     that need no scores (target="model_best" is applied by step_batch)."""
     if eager_root:
@@ -1098,6 +1138,10 @@ cdef void training_target(DynOracleSystem system, bint eager_root, bint close_se
         close_sentences_target(system, is_valid, costs, st, gold)
     if target == TARGET_STATIC:
         static_target(system, is_valid, costs, st, gold)
+    # last: it narrows what the others leave (after static_target only where the static
+    # move is not optimal)
+    if defer_last:
+        defer_last_target(system, is_valid, costs, st)
 
 
 cdef int direction_from_ends(int head_at, int child_at) noexcept:
