@@ -339,22 +339,33 @@ def defers(sim, action):
     return move == "SHIFT" or (move == "REDUCE" and sim.heads()[sim.stack()[-1]] < 0)
 
 
+def repairs(sim, action):
+    """LEFT of an s0 that has a head: it replaces the arc RIGHT gave."""
+    return action.split("-")[0] == "LEFT" and sim.heads()[sim.stack()[-1]] >= 0
+
+
+@pytest.mark.parametrize("defer", ["last", "repairs_last"])
 @pytest.mark.parametrize("labels,n_states,max_n", [(False, 200, 6), (True, 40, 4)])
-def test_defer_last_target_commits_wherever_committing_is_optimal(labels, n_states, max_n):
+def test_defer_last_target_commits_wherever_committing_is_optimal(labels, n_states, max_n,
+                                                                  defer):
     """system_options defer="last" (system_base.defer_last_target), from random reachable
     states by exhaustive search: the training target is the brute force's zero-cost set minus
     SHIFT and the unshift exactly when a committing zero-cost move (RIGHT, LEFT, popping
     REDUCE, ROOT) exists, else the whole zero-cost set; so it is never empty and always
-    optimal. Negative control: the default target (defer="free") fails the same check, as
-    does dropping SHIFT and the unshift unconditionally (the target would be empty)."""
-    narrowed = deferring_only = 0
+    optimal. defer="repairs_last": of the committing moves, the repairing LEFT only when no
+    other is optimal. Negative control: the default target (defer="free") fails the same
+    check, as does dropping SHIFT and the unshift unconditionally (the target would be
+    empty)."""
+    narrowed = deferring_only = repairs_dropped = 0
     for _, gold, bf, sim in exact_cases(n_states, seed=51, max_n=max_n, labels=labels,
-                                        defer="last"):
+                                        defer=defer):
         gold_labels = bf.gold_labels if labels else [None] * len(gold)
         exact = bf.exact_costs(sim, sim.actions(labelled=labels))
         zero = {a for a, c in exact.items() if c == 0}
         committing = {a for a in zero if not defers(sim, a)}
-        expected = committing or zero
+        deciding = {a for a in committing if not repairs(sim, a)}
+        expected = (deciding if defer == "repairs_last" else set()) or committing or zero
+        repairs_dropped += expected != (committing or zero)
 
         def target_of(s):
             """The zero-cost unlabelled moves (labelled classes) of s's training target."""
@@ -367,14 +378,16 @@ def test_defer_last_target_commits_wherever_committing_is_optimal(labels, n_stat
         assert target and target == expected, (gold, sim, zero, target)
         sim.moves.cfg["defer"] = "free"          # the same system with the default target
         assert target_of(sim) == zero, (gold, sim)
-        sim.moves.cfg["defer"] = "last"
+        sim.moves.cfg["defer"] = defer
         narrowed += target != zero
         deferring_only += not committing
     # the control: the default target differs from defer="last"'s in many states, and
     # dropping the deferring moves unconditionally would leave an empty target in some
-    print(f"defer=last: {narrowed} of {n_states} states narrowed, {deferring_only} with only "
-          f"deferring moves optimal")
+    print(f"defer={defer}: {narrowed} of {n_states} states narrowed, {deferring_only} with "
+          f"only deferring moves optimal, {repairs_dropped} with a repair dropped")
     assert narrowed >= n_states // 10 and deferring_only > 0, (narrowed, deferring_only)
+    if defer == "repairs_last" and not labels:
+        assert repairs_dropped > 0
 
 
 @pytest.mark.slow

@@ -47,7 +47,9 @@ COMMON_OPTIONS = {
     # greedy training target: the moves that decide nothing, SHIFT and arc_eager_nm's
     # unshifting REDUCE, are targets wherever they are optimal ("free"), or only where no
     # other move is ("last"): under arc_eager_nm's exact costs they are always optimal, so
-    # "free" lets a model defer every decision (see defer_last_target)
+    # "free" lets a model defer every decision (see defer_last_target); "repairs_last": as
+    # "last", and a move replacing an arc (arc_eager_nm's repairing LEFT) is a target only
+    # where no move that decides without undoing is optimal
     "defer": "free",
     # the zero-cost path spaCy's update cuts long Docs along (segment start states, see
     # get_oracle_sequence_from_state): the first zero-cost class in class order, as spaCy
@@ -67,7 +69,7 @@ COMMON_OPTIONS = {
     "label_sets": "shared",
 }
 TARGETS = ("all", "model_best", "static")
-DEFERS = ("free", "last")
+DEFERS = ("free", "last", "repairs_last")
 # The exploration rules (the factory's explore_rule; parser.follow_oracle_mask draws which
 # states may explore, step_batch decides each exploring state's move):
 #   "prob": after k epochs a state follows the model's prediction with probability p;
@@ -82,6 +84,11 @@ LABEL_SETS = ("shared", "per_direction")
 BACKOFF_LABEL = "dep"
 # the names of an arc's direction in word order (MoveDef.direction), by enum value
 DIRECTIONS = (None, "leftward", "rightward")
+
+cdef enum:             # indices into DEFERS
+    DEFER_FREE = 0
+    DEFER_LAST = 1
+    DEFER_REPAIRS_LAST = 2
 
 cdef enum:             # indices into TARGETS
     TARGET_ALL = 0
@@ -792,7 +799,7 @@ cdef class DynOracleSystem(TransitionSystem):
         cdef bint close_sentences = self.cfg.get("close_sentences", False)
         cdef bint keep_sentences = self.cfg.get("keep_sentences", False)
         cdef int target = TARGETS.index(self.cfg.get("target", "all"))
-        cdef bint defer_last = self.cfg.get("defer", "free") == "last"
+        cdef int defer = DEFERS.index(self.cfg.get("defer", "free"))
         cdef bint skip_bounded = self.cfg.get("bounded_costs", "train") == "skip"
         cdef bint trained
         cdef int off_path = 0
@@ -810,7 +817,7 @@ cdef class DynOracleSystem(TransitionSystem):
             if self.class_costs(is_valid, costs, state.c, &gold.c) < 0:
                 raise ValueError(f"{self.name}: no valid move in a non-final state")
             training_target(self, eager_root, close_sentences, keep_sentences, target,
-                            defer_last, is_valid, costs, state.c, &gold.c)
+                            defer, is_valid, costs, state.c, &gold.c)
             if target == TARGET_MODEL_BEST:
                 best_zero_cost_target(n, is_valid, costs, &scores[i, 0])
             trained = not (skip_bounded and not self.use_static and self.last_costs_bounded())
@@ -875,7 +882,7 @@ cdef class DynOracleSystem(TransitionSystem):
                             self.cfg.get("close_sentences", False),
                             self.cfg.get("keep_sentences", False),
                             TARGETS.index(self.cfg.get("target", "all")),
-                            self.cfg.get("defer", "free") == "last", is_valid, costs,
+                            DEFERS.index(self.cfg.get("defer", "free")), is_valid, costs,
                             state.c, &gold.c)
         return ([is_valid[i] for i in range(self.n_moves)],
                 [costs[i] for i in range(self.n_moves)])
@@ -998,8 +1005,8 @@ cdef void drop_move(DynOracleSystem system, const int* is_valid, weight_t* costs
     drop_moves(system, is_valid, costs, dropped)
 
 
-cdef void defer_last_target(DynOracleSystem system, const int* is_valid, weight_t* costs,
-                            const StateC* st) noexcept nogil:
+cdef void defer_last_target(DynOracleSystem system, bint repairs_last, const int* is_valid,
+                            weight_t* costs, const StateC* st) noexcept nogil:
     """defer="last": the moves that decide nothing are targets only where no other move is
     optimal. They are SHIFT and arc_eager_nm's unshift, a REDUCE that adds no arc (the move
     table: arc_eager's REDUCE attaches s0 to s1) of a headless s0, which puts s0 back in the
@@ -1007,15 +1014,25 @@ cdef void defer_last_target(DynOracleSystem system, const int* is_valid, weight_
     valid (the open words and what each may become do not change), so the target "every
     optimal move" lets a model defer every decision; this one commits (RIGHT, LEFT, a popping
     REDUCE, ROOT) wherever committing is optimal (docs/systems/arc_eager_nm.md, "Training").
-    The target stays a non-empty subset of the optimal moves; the costs of set_costs are
-    unchanged."""
+    repairs_last: among the committing moves, those whose arc replaces one (its child has a
+    head already: arc_eager_nm's repairing LEFT) are targets only where no other committing
+    move is optimal. The target stays a non-empty subset of the optimal moves; the costs of
+    set_costs are unchanged."""
     cdef bint deferring[N_MOVES]
+    cdef int head[N_MOVES]
+    cdef int child[N_MOVES]
     cdef int m
     for m in range(N_MOVES):
         deferring[m] = False
     deferring[SHIFT] = True
     deferring[REDUCE] = (system.move_table[REDUCE].child_at == NO_ARC
                          and st.stack_depth() > 0 and not st.has_head(st.S(0)))
+    drop_moves(system, is_valid, costs, deferring)
+    if not repairs_last:
+        return
+    system.move_arcs(st, head, child)
+    for m in range(N_MOVES):      # deferring moves stay dropped, with the repairs
+        deferring[m] = deferring[m] or (child[m] >= 0 and st.has_head(child[m]))
     drop_moves(system, is_valid, costs, deferring)
 
 
@@ -1122,7 +1139,7 @@ cdef void best_zero_cost_target(int n, const int* is_valid, weight_t* costs,
 
 
 cdef void training_target(DynOracleSystem system, bint eager_root, bint close_sentences,
-                          bint keep_sentences, int target, bint defer_last,
+                          bint keep_sentences, int target, int defer,
                           const int* is_valid, weight_t* costs, const StateC* st,
                           const GoldC* gold) noexcept nogil:
     """The zero-cost classes greedy training uses: the exact ones, narrowed by the options
@@ -1140,8 +1157,8 @@ cdef void training_target(DynOracleSystem system, bint eager_root, bint close_se
         static_target(system, is_valid, costs, st, gold)
     # last: it narrows what the others leave (after static_target only where the static
     # move is not optimal)
-    if defer_last:
-        defer_last_target(system, is_valid, costs, st)
+    if defer != DEFER_FREE:
+        defer_last_target(system, defer == DEFER_REPAIRS_LAST, is_valid, costs, st)
 
 
 cdef int direction_from_ends(int head_at, int child_at) noexcept:
