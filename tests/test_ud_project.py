@@ -628,8 +628,8 @@ def test_run_options_keep_their_ids_and_reach_the_command_line_as_given(tmp_path
     from train_one import train_command
     from spacy_dynoracle.options import parse_options
 
-    run = matrix.make_run("arc_eager", "static", parse_options(["projectivize=true"]))
-    assert run.id == "arc_eager-projectivizetrue-static" and run.options == {"projectivize": True}
+    run = matrix.make_run("arc_hybrid", "static", parse_options(["projectivize=true"]))
+    assert run.id == "arc_hybrid-projectivizetrue-static" and run.options == {"projectivize": True}
     run = matrix.make_run("attardi", "dynamic", parse_options(["degree=3", "system_options.prune=false"]))
     assert run.id == "attardi-degree3-system_options.prunefalse-dynamic"
     files = {"train": tmp_path / "x-ud-train.conllu", "dev": None, "test": None}
@@ -819,7 +819,7 @@ def test_adopted_runs_are_copied_only_when_the_current_configs_give_their_config
     files = {"train": tmp_path / "x-ud-train.conllu", "dev": None, "test": None}
 
     def fake_run(seed, finished=True, **changed):
-        run = matrix.with_variant(matrix.make_run("arc_eager", "dynamic"), "est")
+        run = matrix.with_variant(matrix.make_run("arc_hybrid", "dynamic"), "est")
         folder = tmp_path / "src" / "UD_X" / "parser" / f"{run.id}-s{seed}"
         cmd = train_command(run, files, folder, seed=seed, settings=settings)
         _, overrides = adopt_runs.command_overrides(" ".join(map(str, cmd)))
@@ -828,7 +828,7 @@ def test_adopted_runs_are_copied_only_when_the_current_configs_give_their_config
         (folder / "model-best").mkdir(parents=True)
         nlp.config.to_disk(folder / "model-best" / "config.cfg")
         (folder / "run.json").write_text(json.dumps({
-            "treebank": "UD_X", "pipeline": "parser", "run": run.id, "system": "arc_eager",
+            "treebank": "UD_X", "pipeline": "parser", "run": run.id, "system": "arc_hybrid",
             "seed": seed, "command": " ".join(map(str, cmd)), "settings": {"settings": settings}}))
         if finished:
             (folder / adopt_runs.LAST_SCORES).write_text("{}")
@@ -839,12 +839,12 @@ def test_adopted_runs_are_copied_only_when_the_current_configs_give_their_config
     with pytest.raises(SystemExit, match="1 run"):
         adopt_runs.main(["--source", str(tmp_path / "src"), "--output", str(tmp_path / "new"),
                          "--variant", "est"])
-    copy = tmp_path / "new" / "UD_X" / "parser" / "arc_eager-dynamic-s0"
+    copy = tmp_path / "new" / "UD_X" / "parser" / "arc_hybrid-dynamic-s0"
     info = json.loads((copy / "run.json").read_text())
-    assert info["run"] == "arc_eager-dynamic" and info["adopted_from"]["overrides"] == settings
+    assert info["run"] == "arc_hybrid-dynamic" and info["adopted_from"]["overrides"] == settings
     assert (copy / "model-best" / "config.cfg").exists()
     for seed in (1, 2):
-        assert not (tmp_path / "new" / "UD_X" / "parser" / f"arc_eager-dynamic-s{seed}").exists()
+        assert not (tmp_path / "new" / "UD_X" / "parser" / f"arc_hybrid-dynamic-s{seed}").exists()
 
 
 def test_kept_records_hold_what_the_report_reads_and_no_model(tmp_path):
@@ -886,3 +886,19 @@ def test_kept_records_hold_what_the_report_reads_and_no_model(tmp_path):
     fake_run("arc_eager-dynamic-s0", las=61.0)     # re-evaluated
     assert keep_records.keep(source, dest)["updated"] == 1
     assert json.loads((record / "eval_test.json").read_text())["LAS"]["f1"] == 61.0
+
+
+def test_a_systems_own_option_defaults_are_part_of_its_run_id():
+    """arc_eager's close_sentences and keep_sentences default to true (common_option_defaults),
+    so a plain arc_eager run is named with them, and explicitly off it gets another name:
+    a changed default never puts a new configuration under an old run's folder."""
+    import matrix
+
+    plain = matrix.make_run("arc_eager", "dynamic")
+    assert plain.options["system_options.close_sentences"] is True
+    assert "close_sentencestrue" in plain.id and "keep_sentencestrue" in plain.id
+    off = matrix.make_run("arc_eager", "dynamic", {"system_options.close_sentences": False,
+                                                   "system_options.keep_sentences": False})
+    assert off.id != plain.id and "close_sentencesfalse" in off.id
+    assert matrix.make_run("swap", "dynamic").id == "swap-dynamic"
+    assert plain.id in {r.id for r in matrix.system_runs("arc_eager")}

@@ -104,6 +104,17 @@ def with_variant(run: Run, variant: str) -> Run:
     return replace(run, id=f"{run.id}+{variant}")
 
 
+def with_system_defaults(cls, options: Dict[str, object]) -> Dict[str, object]:
+    """options plus the system's own defaults of the shared options (common_option_defaults,
+    e.g. arc_eager's close_sentences and keep_sentences), written out: a run id names the
+    configuration it trains, so a changed default never puts a new configuration under an
+    old run's name."""
+    out = dict(options)
+    for key, value in getattr(cls, "common_option_defaults", {}).items():
+        out.setdefault(f"system_options.{key}", value)
+    return out
+
+
 def make_run(system: str, oracle: Optional[str] = None, options=None) -> Run:
     """The Run of one (system, oracle, options); system "spacy" = the stock parser,
     BIAFFINE = spaCy's biaffine parser (a peer trained in its own venv)."""
@@ -114,7 +125,7 @@ def make_run(system: str, oracle: Optional[str] = None, options=None) -> Run:
     from spacy_dynoracle import get_system_class
 
     cls = get_system_class(system)
-    options = dict(options or {})
+    options = with_system_defaults(cls, options or {})
     return Run(run_id(system, oracle, options), system, oracle,
                oracle in getattr(cls, "dynamic_oracles", ()), options)
 
@@ -129,6 +140,7 @@ def system_runs(system: str) -> List[Run]:
         if key in getattr(cls, "options", {}):
             grids = [dict(g, **{key: v}) for g in grids for v in values]
     dynamic = set(getattr(cls, "dynamic_oracles", ()))
+    grids = [with_system_defaults(cls, g) for g in grids]
     return [Run(run_id(system, oracle, opts), system, oracle, oracle in dynamic, opts)
             for opts in grids for oracle in cls.oracles]
 
