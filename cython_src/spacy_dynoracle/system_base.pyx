@@ -96,6 +96,27 @@ cdef enum:             # indices into TARGETS
     TARGET_STATIC = 2
 
 
+cdef struct TargetOptions:
+    # the system options that narrow the training target (COMMON_OPTIONS), read once from
+    # the cfg for step_batch and the Simulator alike (target_options)
+    bint eager_root
+    bint close_sentences
+    bint keep_sentences
+    int target              # index into TARGETS
+    int defer               # index into DEFERS
+
+
+cdef TargetOptions target_options(DynOracleSystem system) except *:
+    """The system's training-target options (its cfg; __init__ checked their values)."""
+    cdef TargetOptions options
+    options.eager_root = system.cfg.get("eager_root", False)
+    options.close_sentences = system.cfg.get("close_sentences", False)
+    options.keep_sentences = system.cfg.get("keep_sentences", False)
+    options.target = TARGETS.index(system.cfg.get("target", "all"))
+    options.defer = DEFERS.index(system.cfg.get("defer", "free"))
+    return options
+
+
 cdef class WordArcs:
     """The arcs over a Doc's words that a C struct holds, seen from Python: `heads` (head word
     per word; a root points to itself; -1 = none: unknown in gold, not attached yet in a
@@ -795,11 +816,7 @@ cdef class DynOracleSystem(TransitionSystem):
         cdef StateClass state
         cdef DynGold gold
         cdef int i, j, best
-        cdef bint eager_root = self.cfg.get("eager_root", False)
-        cdef bint close_sentences = self.cfg.get("close_sentences", False)
-        cdef bint keep_sentences = self.cfg.get("keep_sentences", False)
-        cdef int target = TARGETS.index(self.cfg.get("target", "all"))
-        cdef int defer = DEFERS.index(self.cfg.get("defer", "free"))
+        cdef TargetOptions options = target_options(self)
         cdef bint skip_bounded = self.cfg.get("bounded_costs", "train") == "skip"
         cdef bint trained
         cdef int off_path = 0
@@ -816,9 +833,8 @@ cdef class DynOracleSystem(TransitionSystem):
             gold = golds[i]
             if self.class_costs(is_valid, costs, state.c, &gold.c) < 0:
                 raise ValueError(f"{self.name}: no valid move in a non-final state")
-            training_target(self, eager_root, close_sentences, keep_sentences, target,
-                            defer, is_valid, costs, state.c, &gold.c)
-            if target == TARGET_MODEL_BEST:
+            training_target(self, &options, is_valid, costs, state.c, &gold.c)
+            if options.target == TARGET_MODEL_BEST:
                 best_zero_cost_target(n, is_valid, costs, &scores[i, 0])
             trained = not (skip_bounded and not self.use_static and self.last_costs_bounded())
             if trained:
@@ -876,14 +892,11 @@ cdef class DynOracleSystem(TransitionSystem):
         cdef Pool mem = Pool()
         cdef int* is_valid = <int*>mem.alloc(max(self.n_moves, 1), sizeof(int))
         cdef weight_t* costs = <weight_t*>mem.alloc(max(self.n_moves, 1), sizeof(weight_t))
+        cdef TargetOptions options
         self.set_costs(is_valid, costs, state.c, gold)
         if training:
-            training_target(self, self.cfg.get("eager_root", False),
-                            self.cfg.get("close_sentences", False),
-                            self.cfg.get("keep_sentences", False),
-                            TARGETS.index(self.cfg.get("target", "all")),
-                            DEFERS.index(self.cfg.get("defer", "free")), is_valid, costs,
-                            state.c, &gold.c)
+            options = target_options(self)
+            training_target(self, &options, is_valid, costs, state.c, &gold.c)
         return ([is_valid[i] for i in range(self.n_moves)],
                 [costs[i] for i in range(self.n_moves)])
 
@@ -1138,27 +1151,26 @@ cdef void best_zero_cost_target(int n, const int* is_valid, weight_t* costs,
             costs[i] = 1
 
 
-cdef void training_target(DynOracleSystem system, bint eager_root, bint close_sentences,
-                          bint keep_sentences, int target, int defer,
+cdef void training_target(DynOracleSystem system, const TargetOptions* options,
                           const int* is_valid, weight_t* costs, const StateC* st,
                           const GoldC* gold) noexcept nogil:
     """The zero-cost classes greedy training uses: the exact ones, narrowed by the options
     that need no scores (target="model_best" is applied by step_batch)."""
-    if eager_root:
+    if options.eager_root:
         eager_root_target(system, is_valid, costs, st, gold)
     # before close_sentences: where a stack of finished words sits before a b0 that does not
     # start a gold sentence (a popped word's lost head lies right of it), closing them is
     # the false boundary keep_sentences avoids
-    if keep_sentences:
+    if options.keep_sentences:
         keep_sentences_target(system, is_valid, costs, st, gold)
-    if close_sentences:
+    if options.close_sentences:
         close_sentences_target(system, is_valid, costs, st, gold)
-    if target == TARGET_STATIC:
+    if options.target == TARGET_STATIC:
         static_target(system, is_valid, costs, st, gold)
     # last: it narrows what the others leave (after static_target only where the static
     # move is not optimal)
-    if defer != DEFER_FREE:
-        defer_last_target(system, defer == DEFER_REPAIRS_LAST, is_valid, costs, st)
+    if options.defer != DEFER_FREE:
+        defer_last_target(system, options.defer == DEFER_REPAIRS_LAST, is_valid, costs, st)
 
 
 cdef int direction_from_ends(int head_at, int child_at) noexcept:
