@@ -42,7 +42,9 @@ def main():
     from spacy_dynoracle.evaluate import evaluate_pipeline
     from spacy_dynoracle.options import parse_options
 
-    options = {f"components.parser.{k}": v for k, v in parse_options(args.option).items()}
+    parsed_options = parse_options(args.option)
+    options = {f"components.parser.{k}": v for k, v in parsed_options.items()}
+    tag = "".join(f" {k}={v}" for k, v in parsed_options.items())
 
     train, dev = treebank_files(args.treebank)
     runs = [] if args.no_spacy_parser else [("spacy parser", "spacy_parser.cfg", {})]
@@ -58,7 +60,6 @@ def main():
             overrides["components.parser.projectivize"] = True
         elif lift:
             raise SystemExit(f"unknown suffix in {spec!r}; use ORACLE or ORACLE+lift")
-        tag = "".join(f" {k}={v}" for k, v in parse_options(args.option).items())
         runs.append((f"{system} {spec.rpartition(':')[2]}{tag}", "dynoracle.cfg", overrides))
     rows = []
     for seed in [int(s) for s in args.seeds.split(",")]:
