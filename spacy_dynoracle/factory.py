@@ -119,7 +119,9 @@ def make_dynoracle_parser(
         (docs/conventions.md, "Training targets at sentence boundaries") and `target` /
         `defer` (docs/conventions.md, "Training target among the optimal moves"); an option the
         system does not have is an error naming the system's options. Stored in the
-        pipeline's config, so a saved pipeline keeps them.
+        pipeline's config, so a saved pipeline keeps them; spacy.load(path, config=...)
+        can change those read only while parsing or training, not the structural ones
+        (the system's `structural_options`, e.g. degree: an error; load_overrides.py).
     decode (str): "greedy" (spaCy's loop) or "exact": the best computation of the model by
         the tabulation (docs/tabulation.md); needs spacy_dynoracle.WindowParserModel.v1 and
         arc_hybrid, arc_eager or arc_standard.
@@ -131,8 +133,8 @@ def make_dynoracle_parser(
         the greedy argmax or the beam's ranking (issue 19: the precision of crossing arcs).
         0 = none (every system); another value is an error with a system that has no such
         move (the projective ones) and with decode = "exact". Saved in the component's cfg;
-        on a loaded pipeline set `parser.nonprojective_penalty = x` (checked) to change it
-        without retraining.
+        on a loaded pipeline set `parser.nonprojective_penalty = x` (checked), or load with
+        the config override, to change it without retraining.
     degree, max_k (Optional[int]): deprecated, null: set them in system_options. Configs
         written before had them here for every system (at 2 where the system has no such
         option); they still load, with a FutureWarning.
