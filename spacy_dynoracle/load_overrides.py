@@ -30,9 +30,12 @@ import srsly
 RECORD_KEY = "configured"
 #: flat names of the system options among a component's values ("system_options.degree")
 OPTION_PREFIX = "system_options."
-#: the component's own config keys that decide the move table or the label set when the
-#: pipeline is initialized (the system's options declare theirs: `structural_options`)
-STRUCTURAL_KEYS = frozenset({"transition_system", "projectivize", "min_action_freq", "learn_tokens"})
+#: the component's own config keys that the trained move table or label set depends on (the
+#: system's options declare theirs: `structural_options`): the system, and lifting, whose
+#: labels (`obj||nsubj`) the table holds and the parse decodes. min_action_freq and
+#: learn_tokens are not: they are read only by initialize(), which a loaded pipeline has
+#: done, so their config value is kept for a later initialize() and changes nothing else.
+STRUCTURAL_KEYS = frozenset({"transition_system", "projectivize"})
 
 
 def config_record(settings: Dict[str, Any], system_options: Dict[str, Any]) -> Dict[str, Any]:
@@ -121,10 +124,9 @@ def saved_cfgs_in_bytes(bytes_data, exclude, has_moves: bool):
 class LoadsConfigOverrides:
     """from_disk / from_bytes for a component built by the dynoracle_parser factory, with the
     config's values settled against the saved ones (module docstring). The component has
-    `cfg` (with RECORD_KEY from the factory) and `moves` (a transition system with `cfg`,
-    `oracle`, and a constructor taking (vocab.strings, oracle=..., [projectivize=...,]
-    **options)),
-    and says whether `moves` is saved (`saves_moves`)."""
+    `cfg` (with RECORD_KEY from the factory), `vocab` and `moves`: a transition system with
+    `cfg`, `oracle` and a constructor taking (vocab.strings, oracle=..., [projectivize=...,]
+    **options). `saves_moves`: whether the component saves `moves` (its cfg) too."""
     saves_moves = True
 
     def from_disk(self, path, exclude=tuple()):

@@ -74,6 +74,17 @@ def test_a_load_without_overrides_parses_as_the_saved_pipeline(saved, system):
     assert parses(nlp.from_bytes(data), examples) == expected
 
 
+def test_a_value_read_only_by_initialize_is_kept_for_it_and_changes_nothing_else(saved):
+    """min_action_freq chose the label table when the pipeline was initialized: another
+    value at load time is no error, and the loaded table and parses are the saved ones."""
+    path, data, expected, examples = saved["attardi"]
+    plain = spacy.load(path).get_pipe(NAME)
+    loaded = load(saved, "attardi", min_action_freq=30)
+    assert loaded.get_pipe(NAME).cfg["min_action_freq"] == 30
+    assert loaded.get_pipe(NAME).moves.n_moves == plain.moves.n_moves
+    assert parses(loaded, examples) == expected
+
+
 def test_a_parse_time_penalty_given_at_load_changes_the_parse_as_set_on_the_parser(saved):
     _, data, plain, examples = saved["attardi"]
     reference = spacy.load(saved["attardi"][0])
