@@ -18,9 +18,13 @@ the config values they were built with (RECORD_KEY) and, when loading, settle ev
   the component) and loading stops with a ValueError naming it, the saved value and the
   requested one.
 
-A pipeline saved before the record existed counts as requested every config value that is
-set (not null) and differs from the saved one.
+A pipeline saved before the record existed cannot tell a request from a value set on the
+component before saving (`parser.nonprojective_penalty = x` is saved in the cfg, not in
+config.cfg), so it keeps its saved parse-time values, as it did when it was saved, and
+warns about each config value it leaves unused; a structural value that differs can only
+be a request and is refused as above. Saving it again with this version records its config.
 """
+import warnings
 from pathlib import Path
 from typing import Any, Dict, Optional
 
@@ -83,7 +87,13 @@ def settle(component: str, system, built: Dict[str, Any], saved: Dict[str, Any],
         if asked_then is not None:
             requested = asked.get(key) != asked_then.get(key)
         else:
-            requested = asked.get(key) is not None
+            requested = asked.get(key) is not None and is_structural(key, system)
+            if asked.get(key) is not None and not requested:
+                warnings.warn(
+                    f"dynoracle_parser {component!r}: the pipeline was saved without the record "
+                    f"of its config, so the config's {key} = {value!r} is not used and the saved "
+                    f"value {saved[key]!r} is kept; save the pipeline again with this version of "
+                    "spacy-dynoracle to give its options at load time", stacklevel=3)
         if not requested:
             out[key] = saved[key]
         elif is_structural(key, system):

@@ -183,17 +183,26 @@ def test_easy_first_refuses_another_projectivize_and_keeps_its_labels(saved):
     assert labels and load(saved, "easy_first", oracle="static").get_pipe(NAME).labels == labels
 
 
-def test_a_pipeline_saved_without_the_record_takes_the_values_the_config_sets(saved, tmp_path):
-    """Pipelines saved before the record: every value the config sets (not null) and that
-    differs from the saved one counts as asked for."""
+def test_a_pipeline_saved_without_the_record_keeps_its_saved_values_and_warns(saved, tmp_path):
+    """Pipelines saved before the record: a value set on the parser before saving is in the
+    cfg and not in config.cfg, so a config value that differs is not taken for a request;
+    the saved value stays (as before the record existed) with a warning. A structural value
+    that differs can only be a request: refused."""
     path, _, expected, examples = saved["attardi"]
     old = tmp_path / "old"
-    spacy.load(path).to_disk(old)
+    nlp = spacy.load(path)
+    nlp.get_pipe(NAME).nonprojective_penalty = 7.0
+    nlp.to_disk(old)
     cfg = srsly.read_json(old / NAME / "cfg")
     del cfg[RECORD_KEY]
     srsly.write_json(old / NAME / "cfg", cfg)
-    assert parses(spacy.load(old), examples) == expected
-    parser = spacy.load(old, config={KEY + "nonprojective_penalty": 50.0}).get_pipe(NAME)
-    assert parser.cfg["nonprojective_penalty"] == 50.0
+    with pytest.warns(UserWarning, match="nonprojective_penalty"):
+        parser = spacy.load(old).get_pipe(NAME)
+    assert parser.cfg["nonprojective_penalty"] == 7.0
+    with pytest.warns(UserWarning, match="saved without the record"):
+        parser = spacy.load(old, config={KEY + "nonprojective_penalty": 50.0}).get_pipe(NAME)
+    assert parser.cfg["nonprojective_penalty"] == 7.0
     with pytest.raises(ValueError, match="system option 'degree'"):
         spacy.load(old, config={KEY + "system_options.degree": 3})
+    # the same pipeline with its record: the override wins
+    assert spacy.load(path, config={KEY + "nonprojective_penalty": 50.0}).get_pipe(NAME).cfg["nonprojective_penalty"] == 50.0
