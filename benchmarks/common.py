@@ -123,11 +123,11 @@ def system_overrides(name, oracle, **options):
 
 def load_trained(model_dir, oracle=None, options=None, overrides=None):
     """A trained pipeline from `model_dir` with its parser's `oracle` (None = the saved one),
-    system `options` (parsed values) and other config `overrides`; returns (nlp, system name,
-    oracle). spaCy builds the component from the config (the overrides included) and then
-    `from_disk` updates the moves' cfg with the saved one, so an option the system reads
-    from its cfg at run time would silently stay the trained value: the options given are
-    set again after loading."""
+    system `options` (parsed values; those the model's system does not have are left out)
+    and other config `overrides`, all given to spacy.load as config overrides: the loaded
+    parser keeps them (a structural option that differs from the trained one, e.g.
+    attardi's degree, is an error; README, "Loading with other options"). Returns (nlp,
+    system name, oracle)."""
     import spacy
     from spacy.util import load_config
 
@@ -144,10 +144,8 @@ def load_trained(model_dir, oracle=None, options=None, overrides=None):
         config.update(system_overrides(name, oracle))
     config.update({parser_option_key(name, k): v for k, v in options.items()})
     nlp = spacy.load(model_dir, config=config)
-    parser = nlp.get_pipe("parser")
-    parser.moves.cfg.update(options)
     # the parser's cfg holds the oracle it resolved (the config's may be null = the default)
-    return nlp, name, parser.cfg["oracle"]
+    return nlp, name, nlp.get_pipe("parser").cfg["oracle"]
 
 
 def summary(values):

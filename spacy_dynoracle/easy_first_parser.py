@@ -20,6 +20,7 @@ from spacy.training import validate_examples, validate_get_examples
 from thinc.api import set_dropout_rate
 
 from . import load_compiled
+from .load_overrides import LoadsConfigOverrides
 from .parser import ExplorationSchedule
 
 BACKOFF_LABEL = "dep"
@@ -58,8 +59,11 @@ def training_segments(heads, max_length):
     return segments
 
 
-class EasyFirstParser(ExplorationSchedule, TrainablePipe):
-    """Easy-first (Goldberg & Elhadad 2010) with GN13's dynamic oracle as a spaCy pipe."""
+class EasyFirstParser(LoadsConfigOverrides, ExplorationSchedule, TrainablePipe):
+    """Easy-first (Goldberg & Elhadad 2010) with GN13's dynamic oracle as a spaCy pipe. Its
+    transition system is not saved (its options live in the config only); loading settles
+    the cfg's values against the config (LoadsConfigOverrides)."""
+    saves_moves = False
 
     def __init__(self, vocab, model, name, moves, *, projectivize, update_with_oracle_cut_size,
                  min_action_freq, scorer, **schedule):

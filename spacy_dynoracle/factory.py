@@ -13,6 +13,7 @@ from thinc.api import Model
 
 from . import architectures  # noqa: F401  registers the models (also entry points, for configs read first)
 from .exact_decoding import check_exact_config  # registers the Doc/Token extensions too
+from .load_overrides import RECORD_KEY, config_record
 from .easy_first_parser import make_easy_first_parser
 from .parser import DynOracleParser, ExplorationSchedule, check_nonprojective_penalty
 
@@ -118,7 +119,9 @@ def make_dynoracle_parser(
         (docs/conventions.md, "Training targets at sentence boundaries") and `target` /
         `defer` (docs/conventions.md, "Training target among the optimal moves"); an option the
         system does not have is an error naming the system's options. Stored in the
-        pipeline's config, so a saved pipeline keeps them.
+        pipeline's config, so a saved pipeline keeps them; spacy.load(path, config=...)
+        can change those read only while parsing or training, not the structural ones
+        (the system's `structural_options`, e.g. degree: an error; load_overrides.py).
     decode (str): "greedy" (spaCy's loop) or "exact": the best computation of the model by
         the tabulation (docs/tabulation.md); needs spacy_dynoracle.WindowParserModel.v1 and
         arc_hybrid, arc_eager or arc_standard.
@@ -130,8 +133,8 @@ def make_dynoracle_parser(
         the greedy argmax or the beam's ranking (issue 19: the precision of crossing arcs).
         0 = none (every system); another value is an error with a system that has no such
         move (the projective ones) and with decode = "exact". Saved in the component's cfg;
-        on a loaded pipeline set `parser.nonprojective_penalty = x` (checked) to change it
-        without retraining.
+        on a loaded pipeline set `parser.nonprojective_penalty = x` (checked), or load with
+        the config override, to change it without retraining.
     degree, max_k (Optional[int]): deprecated, null: set them in system_options. Configs
         written before had them here for every system (at 2 where the system has no such
         option); they still load, with a FutureWarning.
@@ -142,6 +145,20 @@ def make_dynoracle_parser(
     cls = get_system_class(transition_system)
     if decode not in ("greedy", "exact"):
         raise ValueError(f"decode must be 'greedy' or 'exact', not {decode!r}")
+    options = dict(system_options or {})
+    options.update(deprecated_system_keys(name, transition_system, cls, options, degree=degree,
+                                          max_k=max_k))
+    # the config's values as given (null = the system's default), saved with the component:
+    # loading settles the saved pipeline's values against them (load_overrides.py)
+    record = config_record(dict(
+        transition_system=transition_system, oracle=oracle,
+        explore_after_epochs=explore_after_epochs, explore_prob=explore_prob,
+        explore_rule=explore_rule, explore_margin=explore_margin,
+        explore_ramp_epochs=explore_ramp_epochs, projectivize=projectivize,
+        update_with_oracle_cut_size=update_with_oracle_cut_size, min_action_freq=min_action_freq,
+        learn_tokens=learn_tokens, beam_width=beam_width, beam_density=beam_density,
+        beam_update_prob=beam_update_prob, decode=decode, arc_marginals=arc_marginals,
+        nonprojective_penalty=nonprojective_penalty), options)
     if oracle is None:
         oracle = cls.default_oracle
     default_k, default_p = cls.default_schedule   # DynOracleSystem: (1, 0.9) unless overridden
@@ -154,9 +171,6 @@ def make_dynoracle_parser(
                    explore_margin=explore_margin, explore_ramp_epochs=explore_ramp_epochs,
                    beam_width=beam_width, beam_density=beam_density,
                    beam_update_prob=beam_update_prob)
-    options = dict(system_options or {})
-    options.update(deprecated_system_keys(name, transition_system, cls, options, degree=degree,
-                                          max_k=max_k))
     schedule = dict(transition_system=transition_system, oracle=oracle,
                     explore_after_epochs=explore_after_epochs, explore_prob=explore_prob,
                     explore_rule=explore_rule, explore_margin=float(explore_margin),
@@ -164,7 +178,7 @@ def make_dynoracle_parser(
     if transition_system in LIST_SYSTEMS:
         # a system with its own state (easy-first's pending list): its own component, the
         # same keys; those of spaCy's StateC loop must stay at their defaults
-        return make_easy_first_parser(
+        component = make_easy_first_parser(
             nlp, name, model, cls(nlp.vocab.strings, oracle=oracle, **options),
             projectivize=projectivize, update_with_oracle_cut_size=update_with_oracle_cut_size,
             min_action_freq=min_action_freq, scorer=scorer,
@@ -173,6 +187,8 @@ def make_dynoracle_parser(
                          "learn_tokens": (learn_tokens, False),
                          "nonprojective_penalty": (nonprojective_penalty, 0.0)},
             **schedule)
+        component.cfg[RECORD_KEY] = record
+        return component
     if decode == "exact" or arc_marginals:
         check_exact_config(model, transition_system)
     # Build the system here rather than through `moves`: it shares nlp.vocab.strings, and
@@ -196,6 +212,7 @@ def make_dynoracle_parser(
     parser.cfg["moves"] = None
     parser.cfg.update(schedule, decode=decode, arc_marginals=bool(arc_marginals),
                       nonprojective_penalty=nonprojective_penalty)
+    parser.cfg[RECORD_KEY] = record
     return parser
 
 

@@ -22,6 +22,7 @@ from spacy.training import validate_examples
 from thinc.api import set_dropout_rate
 
 from . import load_compiled
+from .load_overrides import LoadsConfigOverrides
 from .exact_decoding import (check_exact_config, exact_states, preset_boundaries, set_marginals,
                              window_class_scores_batch)
 
@@ -123,8 +124,14 @@ def penalised_scores(model, mask, penalty: float):
         upper.set_param("b", bias)
 
 
-class DynOracleParser(ExplorationSchedule, DependencyParser):
+class DynOracleParser(LoadsConfigOverrides, ExplorationSchedule, DependencyParser):
+    """spaCy's parser with the package's transition systems (module docstring); loaded with
+    spacy.load(path, config=...), a config value that differs from the saved pipeline's wins
+    where it is read only at parse or training time (LoadsConfigOverrides)."""
     _warned_greedy_beam = False
+
+    def _replace_moves(self, moves):
+        load_compiled("system_base").replace_parser_moves(self, moves)
 
     @property
     def nonprojective_penalty(self) -> float:

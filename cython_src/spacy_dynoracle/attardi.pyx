@@ -138,6 +138,8 @@ cdef class Attardi(DynOracleSystem):
     default_schedule = (2, 0.5)
     options = {"degree": 2, "uncovered": "local", "exact_costs": True, "prune": True,
                "budget": 200000, "max_rho": 20, "max_excess": 2, "max_ms": 0.0, "bounds": True}
+    # degree declares LEFT_k / RIGHT_k up to k = degree (declare_moves); the others tune the oracle
+    structural_options = DynOracleSystem.structural_options | {"degree"}
 
     cdef public AttardiOracle oracle_
     cdef int D

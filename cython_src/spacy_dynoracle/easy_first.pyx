@@ -259,6 +259,10 @@ cdef class EasyFirst:
     name = "easy_first"
     oracles = ORACLES
     options = {"projective_formula": True}
+    # no options beside its own (DynOracleSystem's common_options), and none that shapes the
+    # action layout: projective_formula only chooses how the dynamic oracle computes costs
+    common_options = {}
+    structural_options = frozenset()
     # heads once set never change, and the valid actions and the best future depend on the
     # pending list only (without preset boundaries): tests/bruteforce.py memoises the
     # exhaustive search's future on it (and asserts both properties on every state it visits)

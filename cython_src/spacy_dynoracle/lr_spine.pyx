@@ -229,6 +229,8 @@ cdef class LRSpine(DynOracleSystem):
     # exact_costs=False, whose bound already prunes: there the greedy pass cost more CPU than
     # it saved (docs/systems/lr_spine.md, "greedy_bounds")
     options = {"max_k": 2, "budget": 200000, "exact_costs": True, "greedy_bounds": True}
+    # max_k declares LEFT_k / RIGHT_k up to k = max_k (declare_moves); the others tune the oracle
+    structural_options = DynOracleSystem.structural_options | {"max_k"}
     cdef readonly int K
     cdef readonly LRSWork work
     cdef vector[LRSElem] _elems

@@ -20,6 +20,7 @@ from libcpp.vector cimport vector
 from spacy.ml.parser_model cimport cpu_log_loss
 from spacy.pipeline._parser_internals._state cimport ArcC
 from spacy.pipeline._parser_internals.stateclass cimport StateClass
+from spacy.pipeline.transition_parser cimport Parser
 from spacy.tokens.doc cimport Doc, set_children_from_heads
 from spacy.training.example cimport Example
 
@@ -303,6 +304,14 @@ cdef class DynOracleSystem(TransitionSystem):
     name = "base"
     projective = True        # derives projective trees only: train on lifted gold by default
     options = {}             # system options (e.g. degree) -> default value
+    # the options every system of this base takes besides its own (COMMON_OPTIONS)
+    common_options = COMMON_OPTIONS
+    # the options (own or common) that shape the move table or the label set, and so the
+    # class table and the model's output layer: fixed when the pipeline is trained, so a
+    # saved pipeline refuses another value at load time (load_overrides.py). Every other
+    # option is read only while parsing or training, and a load-time config value wins.
+    # A system adds its own: structural_options = DynOracleSystem.structural_options | {...}
+    structural_options = frozenset({"label_sets"})
     oracles = ORACLES        # oracle names the system accepts
     dynamic_oracles = ("dynamic",)   # those defined in every state (exploration allowed)
     nonprojective_oracles = ()       # oracles that train on non-projective gold as it is:
@@ -1191,3 +1200,10 @@ def _rebuild(cls, strings, labels, cfg, oracle):
     obj.cfg.update(cfg)
     obj.initialize_actions(labels)
     return obj
+
+
+def replace_parser_moves(Parser parser, DynOracleSystem moves):
+    """Give a parser another transition system (spaCy's Parser.moves is readonly from
+    Python): loading rebuilds the system when its saved settings are not the ones it was
+    built with (load_overrides.py)."""
+    parser.moves = moves
