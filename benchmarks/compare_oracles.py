@@ -51,7 +51,7 @@ def main():
 
     train, dev = treebank_files(args.treebank)
     runs = [] if args.no_spacy_parser else [("spacy parser", "spacy_parser.cfg", {})]
-    for spec in args.oracles.split(","):
+    for spec in filter(None, args.oracles.split(",")):     # --oracles "": spaCy's parser only
         # "oracle+lift": train on spaCy's pseudo-projective lifting of the gold, whatever
         # the oracle's default (e.g. dynamic+lift for arc_eager, issue 7)
         oracle, _, lift = spec.partition("+")
