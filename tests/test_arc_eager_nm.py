@@ -541,14 +541,18 @@ def boundary_terms(gold, stack, buffer, spacy_queue):
             "ROOT": b0 is not None and not gold_sentence_start(gold, b0)}
 
 
-def spacy_cost_mismatches(n_golds, seed, max_sents, with_terms=True, perturb=None):
+def spacy_cost_mismatches(n_golds, seed, max_sents, with_terms=True, perturb=None,
+                          labelled=False):
     """Random walks over random projective gold of 1..max_sents sentences (each step a
     zero-cost move of the port or, half the time, any valid move), spaCy's own ArcEager driven
     through the same moves (ROOT is spaCy's REDUCE of the word alone on the stack; no BREAK,
     no preset starts): per state and valid move, the port's raw cost against spaCy's
     ArcEager.get_cost plus boundary_terms (with_terms=False: plus nothing). Labels all "dep"
     (no label term). perturb(sim, gold, costs) may change the port's costs first (the
-    negative control). Returns (costs compared, mismatches)."""
+    negative control). labelled=True: gold labels "a" / "b", and per labelled class the
+    costs training gets (the base's label term, normalised so the cheapest valid class costs
+    0) against spaCy's plus the terms, which must then differ by one constant per state (the
+    normalisation). Returns (costs compared, mismatches)."""
     from spacy.pipeline._parser_internals.arc_eager import ArcEager
     from spacy.training import Example
     from spacy.vocab import Vocab
@@ -563,20 +567,32 @@ def spacy_cost_mismatches(n_golds, seed, max_sents, with_terms=True, perturb=Non
             continue
         vocab = Vocab()
         words = [f"w{i}" for i in range(n)]
-        deps = ["ROOT" if h == i else "dep" for i, h in enumerate(gold)]
+        deps = ["ROOT" if h == i else rng.choice("ab") if labelled else "dep"
+                for i, h in enumerate(gold)]
         eg = Example(Doc(vocab, words=words), Doc(vocab, words=words, heads=gold, deps=deps))
         moves = ArcEager(vocab.strings, ArcEager.get_actions(examples=[eg], min_freq=1))
         state = moves.init_batch([eg.predicted])[0]
         spacy_gold = moves.init_gold(state, eg)
         classes = [moves.get_class_name(i) for i in range(moves.n_moves)]
-        sim = Simulator("arc_eager_nm", n, oracle="spacy")
+        sim = Simulator("arc_eager_nm", n, oracle="spacy", labels=["a", "b"] if labelled else [])
         while not sim.is_final():
             ours = sim.costs(gold)
             if perturb is not None:
                 perturb(sim, gold, ours)
             terms = boundary_terms(gold, sim.stack(), sim.buffer(), list(state.queue))
             spacy_gold.update(state)
-            for move, cost in ours.items():
+            if labelled:
+                shifts = set()
+                for clas, cost in sim.costs(gold, deps).items():
+                    move, _, label = clas.partition("-")
+                    name = spacy_name[move].split("-")[0] + (f"-{label}" if label else "")
+                    if name in classes:
+                        theirs = moves.get_cost(state, spacy_gold, classes.index(name))
+                        shifts.add(cost - theirs - terms[move])
+                        compared += 1
+                if len(shifts) > 1:
+                    mismatches.append((gold, deps, repr(sim), shifts))
+            for move, cost in ([] if labelled else ours.items()):
                 theirs = moves.get_cost(state, spacy_gold, classes.index(spacy_name[move]))
                 compared += 1
                 if cost != theirs + (terms[move] if with_terms else 0):
@@ -592,9 +608,10 @@ def spacy_cost_mismatches(n_golds, seed, max_sents, with_terms=True, perturb=Non
 def test_spacy_costs_equal_spacys_own_but_for_the_boundary_terms():
     """The `spacy` costs are spaCy 3.8's, on one-sentence and multi-sentence projective gold:
     every valid move's cost equals spaCy's ArcEager.get_cost after the same moves, plus the
-    documented boundary terms and nothing else. Negative controls: without the terms the
-    multi-sentence states differ, and so does a port with one of spaCy's terms dropped (the
-    clobbered-arc term of LEFT, taken off the port's costs here)."""
+    documented boundary terms and nothing else; with labels, every labelled class's training
+    cost equals spaCy's plus the terms, up to the normalisation. Negative controls: without
+    the terms the multi-sentence states differ, and so does a port with one of spaCy's terms
+    dropped (the clobbered-arc term of LEFT, taken off the port's costs here)."""
     compared, mismatches = spacy_cost_mismatches(80, seed=12, max_sents=3)
     assert compared > 1000 and not mismatches, mismatches[:3]
     _, without_terms = spacy_cost_mismatches(80, seed=12, max_sents=3, with_terms=False)
@@ -608,6 +625,8 @@ def test_spacy_costs_equal_spacys_own_but_for_the_boundary_terms():
 
     _, perturbed = spacy_cost_mismatches(80, seed=12, max_sents=3, perturb=drop_clobber_term)
     assert perturbed
+    compared, mismatches = spacy_cost_mismatches(60, seed=13, max_sents=3, labelled=True)
+    assert compared > 2000 and not mismatches, mismatches[:3]
 
 
 def test_spacy_costs_segment_at_gold_boundaries():
