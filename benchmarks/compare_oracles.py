@@ -31,6 +31,9 @@ def main():
                     help="leave out spaCy's parser (e.g. a run split over two processes)")
     ap.add_argument("--gold-sents", action="store_true",
                     help="score dev with the gold sentence boundaries preset")
+    ap.add_argument("--own-segments", action="store_true",
+                    help="with --gold-sents: also score dev with the parser's own sentence "
+                         "boundaries (LAS_own, sentence F1 sent_F1)")
     ap.add_argument("--option", action="append", default=[],
                     help="KEY=VALUE set under components.parser of every dynoracle run, "
                          "repeatable (e.g. system_options.target=static)")
@@ -48,7 +51,7 @@ def main():
 
     train, dev = treebank_files(args.treebank)
     runs = [] if args.no_spacy_parser else [("spacy parser", "spacy_parser.cfg", {})]
-    for spec in args.oracles.split(","):
+    for spec in filter(None, args.oracles.split(",")):     # --oracles "": spaCy's parser only
         # "oracle+lift": train on spaCy's pseudo-projective lifting of the gold, whatever
         # the oracle's default (e.g. dynamic+lift for arc_eager, issue 7)
         oracle, _, lift = spec.partition("+")
@@ -77,14 +80,22 @@ def main():
             row = {"treebank": args.treebank, "model": name, "seed": seed, "train_s": round(seconds),
                    "UAS": scores["UAS"]["f1"], "LAS": scores["LAS"]["f1"], "CLAS": scores["CLAS"]["f1"],
                    "NP_arc_R": scores["NonProjArcs"]["recall"], "NP_arc_P": scores["NonProjArcs"]["precision"]}
+            if args.own_segments and args.gold_sents:
+                own = evaluate_pipeline(nlp, dev or train, select="all" if dev else "tail:0.1")
+                row["LAS_own"] = own["LAS"]["f1"]
+                row["sent_F1"] = own["Sentences"]["f1"]
+            elif not args.gold_sents:
+                row["sent_F1"] = scores["Sentences"]["f1"]
             rows.append(row)
             print(json.dumps(row), flush=True)
     segments = "gold sentences" if args.gold_sents else "parser segments"
     print(f"\n{args.treebank}, {args.epochs} epochs, train {args.train_select}, dev ({segments}, gold words)")
-    print(f"{'model':24}{'seed':>5}{'UAS':>8}{'LAS':>8}{'CLAS':>8}{'NP-arc R':>10}{'train s':>9}")
+    print(f"{'model':24}{'seed':>5}{'UAS':>8}{'LAS':>8}{'CLAS':>8}{'NP-arc R':>10}{'train s':>9}"
+          f"{'LAS own':>9}{'sent F1':>9}")
     for r in rows:
         np_r = "-" if r["NP_arc_R"] is None else f"{r['NP_arc_R']:.2f}"
-        print(f"{r['model']:24}{r['seed']:>5}{r['UAS']:>8.2f}{r['LAS']:>8.2f}{r['CLAS']:>8.2f}{np_r:>10}{r['train_s']:>9}")
+        own = "".join(f"{r[k]:>9.2f}" if k in r else f"{'-':>9}" for k in ("LAS_own", "sent_F1"))
+        print(f"{r['model']:24}{r['seed']:>5}{r['UAS']:>8.2f}{r['LAS']:>8.2f}{r['CLAS']:>8.2f}{np_r:>10}{r['train_s']:>9}{own}")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2))
 

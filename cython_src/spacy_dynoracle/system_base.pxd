@@ -85,6 +85,11 @@ cdef inline int gold_kids_from(const GoldC* g, int h, int lo) noexcept nogil:
     return n
 
 
+# No gold arc joins a word left of b to a word at or right of b: b starts a gold sentence
+# (system_base.pyx; keep_sentences' target and arc_eager_nm's `spacy` boundary terms).
+cdef bint gold_sentence_starts_at(const GoldC* gold, int b) noexcept nogil
+
+
 # The sentence convention of docs/conventions.md, shared by the systems' SHIFT and ROOT moves.
 cdef inline bint shift_is_valid(const StateC* st) noexcept nogil:
     """The buffer is not empty, and b0 does not start a preset sentence while the stack
