@@ -18,11 +18,12 @@ the config values they were built with (RECORD_KEY) and, when loading, settle ev
   the component) and loading stops with a ValueError naming it, the saved value and the
   requested one.
 
-A pipeline saved before the record existed cannot tell a request from a value set on the
-component before saving (`parser.nonprojective_penalty = x` is saved in the cfg, not in
-config.cfg), so it keeps its saved parse-time values, as it did when it was saved, and
-warns about each config value it leaves unused; a structural value that differs can only
-be a request and is refused as above. Saving it again with this version records its config.
+A pipeline saved before the record existed counts as requested every config value that is
+set (not null) and differs from the saved one, except the values a user can set on the
+component after it is built (SET_ON_COMPONENT: `parser.nonprojective_penalty = x` is saved
+in the cfg and not in config.cfg, so there a differing config value need not be a
+request): those keep the saved value, with a warning. Saving the pipeline again with this
+version records its config.
 """
 import warnings
 from pathlib import Path
@@ -40,6 +41,9 @@ OPTION_PREFIX = "system_options."
 #: learn_tokens are not: they are read only by initialize(), which a loaded pipeline has
 #: done, so their config value is kept for a later initialize() and changes nothing else.
 STRUCTURAL_KEYS = frozenset({"transition_system", "projectivize"})
+#: the component's config keys a user can also set on the built component (a property with
+#: a setter, parser.DynOracleParser), which the saved cfg holds and config.cfg does not
+SET_ON_COMPONENT = frozenset({"nonprojective_penalty"})
 
 
 def config_record(settings: Dict[str, Any], system_options: Dict[str, Any]) -> Dict[str, Any]:
@@ -87,7 +91,7 @@ def settle(component: str, system, built: Dict[str, Any], saved: Dict[str, Any],
         if asked_then is not None:
             requested = asked.get(key) != asked_then.get(key)
         else:
-            requested = asked.get(key) is not None and is_structural(key, system)
+            requested = asked.get(key) is not None and key not in SET_ON_COMPONENT
             if asked.get(key) is not None and not requested:
                 warnings.warn(
                     f"dynoracle_parser {component!r}: the pipeline was saved without the record "
