@@ -1049,7 +1049,15 @@ cdef class AttardiOracle:
                 pend[r] = pend[q]
                 pend[q] = t
             for phase in range(1 if train else 2):
+                if guarded:
+                    break
                 for q in range(n_pend):
+                    if guarded:
+                        # the state ends `guard`: its costs are what the bounds prove (with
+                        # what the tables run so far added), not exact whatever follows, so
+                        # no further table (a quarter of degree 3's combinations on the
+                        # Bosque walk of docs/long_sentences.md went to such states)
+                        break
                     t = pend[q]
                     if EF[t] >= 0 or (phase == 1 and Llo[t] >= ORC_INF):
                         continue
