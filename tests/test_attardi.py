@@ -93,6 +93,42 @@ def test_zero_future_matches_table():
             assert o.py_zero_future(g, stack, b) == (o.py_future_loss(full, stack, b) == 0)
 
 
+def check_lost_bound_sound(D, n_states, seed):
+    """The table's lost-dependents pruning (_lost, docs/systems/attardi.md "Long sentences")
+    against the same table without it, on random reachable states of random trees larger
+    than the brute force reaches: F of the words before the first cut (py_future_loss) and
+    the costs of every legal move with bounds=False (so the tables decide them) must be
+    equal, while the pruning does remove combinations (else the check would be empty).
+    Returns (states, states whose F the table found above the orphan count)."""
+    rng = random.Random(seed)
+    kw = dict(budget=10 ** 9, max_m=400, use_bounds=False)
+    pruned, plain = oracle(D, **kw), oracle(D, lost_bound=False, **kw)
+    with_excess = 0
+    for _ in range(n_states):
+        n = rng.randint(6, 12)
+        heads = random_forest(n, rng, rng.choice(["projective", "nonprojective", "multi"]))
+        sim = random_state(Simulator("attardi", n, degree=D), heads, rng, p_oracle=0.3)
+        stack = [0] + [x + 1 for x in sim.stack()]
+        b = (sim.buffer()[0] + 1) if sim.buffer() else n + 1
+        g1, g2 = orc.OracleGold(heads, D, True), orc.OracleGold(heads, D, True)
+        f = pruned.py_future_loss(g1, stack, b, whole=False)
+        assert f == plain.py_future_loss(g2, stack, b, whole=False), (heads, stack, b)
+        with_excess += f > pruned.py_bounds(g1, stack, b)[0]
+        want = set(_legal(stack, b, n, D))
+        g1, g2 = orc.OracleGold(heads, D, True), orc.OracleGold(heads, D, True)
+        assert pruned.py_costs(g1, stack, b, want) == plain.py_costs(g2, stack, b, want), \
+            (heads, stack, b)
+    assert pruned.stats()["combos"] < plain.stats()["combos"]
+    return n_states, with_excess
+
+
+@pytest.mark.parametrize("D", [2, 3])
+def test_lost_bound_matches_unpruned_table(D):
+    states, with_excess = check_lost_bound_sound(D, 3000, seed=D)
+    print(f"degree {D}: {states} states, {with_excess} with a nonzero excess")
+    assert with_excess > 100          # states where the excess (the pruned part) is not 0
+
+
 # ---- exact_costs=False: exact zero set, lower bounds elsewhere (docs/specs/attardi.md §2.7) ------
 def check_lower_bound_mode(D, n_states, seed, paths=None):
     """exact_costs=False, through the Simulator, i.e. the values training then gets: every

@@ -33,6 +33,13 @@ cdef enum:
     N_PATHS = 8
 
 
+cdef struct HSlot:          # a slot of search()'s open-addressing accumulator: one cache
+    uint64_t key            #   line per probe (the item's key, value and _lost together)
+    int32_t val
+    int32_t lost            # the item's _lost (pruned at the dump if val + lost > cap)
+    int32_t stamp           # the slot is live iff stamp == the accumulator's generation
+
+
 cdef struct AttGold:
     int n                   # words; nodes are 0..n
     int n_unknown           # words whose gold head is unknown (-1)
@@ -75,6 +82,8 @@ cdef class AttardiOracle:
     cdef public double max_ms       # guard: max wall time per state (milliseconds)
     cdef public bint use_bounds     # greedy_one_more and the +1 of the greedy claim (tests:
                                     #   False sends more successors to the table)
+    cdef public bint lost_bound     # the table's lost-dependents pruning (_lost); tests: False
+                                    #   is the reference the pruning is checked against
     cdef double _t_end
     cdef public int last_path
     cdef long[N_PATHS] counts
@@ -93,11 +102,10 @@ cdef class AttardiOracle:
     cdef vector[int] _alive     # greedy_run: on the stack or in the buffer (zero outside a run)
     cdef vector[int] _gst       # greedy_run: its stack
     cdef vector[uint64_t] _keys
+    cdef vector[pair[uint64_t, int]] _items    # search(): a cell's items before sorting
     cdef vector[int] _vals
     # open-addressing accumulator of the cell being built (generation-stamped slots)
-    cdef vector[uint64_t] _hkeys
-    cdef vector[int] _hvals
-    cdef vector[int] _hstamp
+    cdef vector[HSlot] _htab
     cdef vector[int] _hused
     cdef int _hgen
     cdef int _hmask
@@ -105,7 +113,7 @@ cdef class AttardiOracle:
     cdef int _cap
     cdef int _b_cur             # node id of the buffer front of the searched configuration
     # the lost-dependents bound of search() (see _lost)
-    cdef vector[int] _pos, _hp, _pre, _cntp, _pip
+    cdef vector[int] _pos, _hp, _pre, _cntp, _below, _left
     cdef int _m1, _cur_i, _cur_j, _cur_l
 
     cdef int static_next(self, const AttGold* g, const int* stack, int ls, int b, int e,
@@ -136,9 +144,9 @@ cdef class AttardiOracle:
     cdef void _store_cache(self, AttGold* g, const int* stack, int ls, int b, const int* want,
                            const int* EF) noexcept nogil
     cdef void _tally(self, long combos) noexcept nogil
-    cdef void _add(self, const int* sa, const int* G, int D, int v) noexcept nogil
+    cdef void _add(self, uint64_t key, int v) noexcept nogil
     cdef void _prepare_lost(self, const AttGold* g, const int* rho, int m, int l) noexcept nogil
     cdef int _lost(self, const int* s, int D) noexcept nogil
     cdef void _hclear(self) noexcept nogil
-    cdef void _hput(self, uint64_t key, int v) noexcept nogil
+    cdef void _hput(self, uint64_t key, int v, int lost) noexcept nogil
     cdef void _gen_alpha(self, int i, int D, vector[pair[uint64_t, int]]* out) noexcept nogil

@@ -338,7 +338,8 @@ cdef class AttardiOracle:
 
     def __init__(self, int D=2, bint root_ra1=True, bint prune=True, bint exact=True,
                  int uncovered_mode=1, long budget=200000, int max_m=400,
-                 double max_ms=0.0, bint use_bounds=True, int max_excess=1000000):
+                 double max_ms=0.0, bint use_bounds=True, int max_excess=1000000,
+                 bint lost_bound=True):
         if not 1 <= D <= ORC_MAX_D:
             raise ValueError(f"degree must be between 1 and {ORC_MAX_D}, got {D}")
         self.D = D
@@ -350,6 +351,7 @@ cdef class AttardiOracle:
         self.max_m = max_m
         self.max_ms = max_ms
         self.use_bounds = use_bounds
+        self.lost_bound = lost_bound
         self.max_excess = max_excess
         self.value_share = 10
         self._t_end = 0
@@ -483,12 +485,11 @@ cdef class AttardiOracle:
         cdef int lo, hi, mid, r
         cdef int hd, dp, v, dl, hs, ds
         cdef long combos = 0
-        cdef uint64_t key, akey, nkey, ashift
+        cdef HSlot* hs_
+        cdef uint64_t key, akey, nkey, ashift, apre, gkey
         cdef int sa[8]
         cdef int sb[8]
         cdef int S[8]
-        cdef int G[8]
-        cdef vector[pair[uint64_t, int]] items
         cdef const int* orph = self._orph.data()
         if <int>self._mhist.size() <= m:
             self._mhist.resize(m + 1, 0)
@@ -521,15 +522,15 @@ cdef class AttardiOracle:
                 self._keys.push_back(pack(S, 2 * D - 1))
                 self._vals.push_back(0)
             else:
-                items.clear()
-                self._gen_alpha(i, D, &items)
-                sort(items.begin(), items.end())
+                self._items.clear()
+                self._gen_alpha(i, D, &self._items)
+                sort(self._items.begin(), self._items.end())
                 self._cur_i = i
                 self._cur_j = i + 1
-                for r in range(<int>items.size()):
-                    unpack(items[r].first, S, 2 * D - 1)
+                for r in range(<int>self._items.size()):
+                    unpack(self._items[r].first, S, 2 * D - 1)
                     if self._lost(S, D) <= cap:
-                        self._keys.push_back(items[r].first)
+                        self._keys.push_back(self._items[r].first)
                         self._vals.push_back(0)
             self._clen[cell] = self._keys.size() - self._cstart[cell]
         for ln in range(2, m + 1):
@@ -551,6 +552,7 @@ cdef class AttardiOracle:
                     for p in range(self._cstart[lcell], self._cstart[lcell] + self._clen[lcell]):
                         key = self._keys[p]
                         unpack(key, sa, 2 * D - 1)       # sa[0..D-2] = α, sa[D-1..] = γ
+                        apre = (key >> ashift) << ashift  # α of every item made here
                         akey = 0
                         for q in range(1, D):
                             akey = (akey << B) | <uint64_t>sa[D - 1 + q]
@@ -586,12 +588,11 @@ cdef class AttardiOracle:
                                     dl = delta_arc(g, hd, dp)
                                     if not (prune and i >= l and dl and hs - 1 >= l
                                             and g.head[dp] >= self._b_cur):
-                                        r = 0
+                                        gkey = 0
                                         for a0 in range(D + 1):
                                             if a0 != D - q:
-                                                G[r] = S[a0]
-                                                r += 1
-                                        self._add(sa, G, D, v + (0 if orph[dp] & 1 else dl))
+                                                gkey = (gkey << B) | <uint64_t>S[a0]
+                                        self._add(apre | gkey, v + (0 if orph[dp] & 1 else dl))
                                 # ra_q: arc S[D-q] -> S[D], pop S[D]
                                 hs = S[D - q]
                                 ds = S[D]
@@ -601,7 +602,10 @@ cdef class AttardiOracle:
                                     dl = delta_arc(g, hd, dp)
                                     if not (prune and i >= l and dl and hs - 1 >= l
                                             and g.head[dp] >= self._b_cur):
-                                        self._add(sa, S, D, v + (0 if orph[dp] & 1 else dl))
+                                        gkey = 0
+                                        for a0 in range(D):
+                                            gkey = (gkey << B) | <uint64_t>S[a0]
+                                        self._add(apre | gkey, v + (0 if orph[dp] & 1 else dl))
                     if combos > self._left_budget or (self.max_ms > 0 and now_ms() > self._t_end):
                         self._tally(combos)
                         self._left_budget = 0        # no further table in this state
@@ -610,15 +614,16 @@ cdef class AttardiOracle:
                 # dump the accumulated items of T[i][j], sorted
                 cell = i * W + j
                 self._cstart[cell] = self._keys.size()
-                items.clear()
+                self._items.clear()
                 for r in range(<int>self._hused.size()):
-                    items.push_back(pair[uint64_t, int](self._hkeys[self._hused[r]],
-                                                        self._hvals[self._hused[r]]))
-                sort(items.begin(), items.end())
-                for r in range(<int>items.size()):
-                    self._keys.push_back(items[r].first)
-                    self._vals.push_back(items[r].second)
-                self._clen[cell] = items.size()
+                    hs_ = &self._htab[self._hused[r]]
+                    if hs_.val + hs_.lost <= self._cap:    # see _add
+                        self._items.push_back(pair[uint64_t, int](hs_.key, hs_.val))
+                sort(self._items.begin(), self._items.end())
+                for r in range(<int>self._items.size()):
+                    self._keys.push_back(self._items[r].first)
+                    self._vals.push_back(self._items[r].second)
+                self._clen[cell] = self._items.size()
                 i += 1
         self._tally(combos)
         self._left_budget -= combos
@@ -927,6 +932,7 @@ cdef class AttardiOracle:
         cdef int n_pend, best_known
         cdef bint guarded, lower
         cdef int best_hi, lim, phase
+        cdef int ra_F, ra_Fmin              # F of the successor every ra_k shares (below)
         cdef long main_left, used
         cdef long bad_left = self.budget // self.value_share
         cdef bint deep = ls - 1 > self.max_m     # every successor's stack is over max_rho
@@ -947,6 +953,13 @@ cdef class AttardiOracle:
             lower = False
             best_known = ORC_INF             # smallest exact L found so far
             best_hi = ORC_INF                # smallest upper bound (deep states)
+            # ra_1 .. ra_D all pop s0: one successor configuration (only the arc, so δ,
+            # differs), so one F. Its exact value (ra_F, -1 = not known) or a lower bound
+            # (ra_Fmin, from a table that found F above its cap) serves every ra_k: no
+            # table is run twice for it (15% of degree 3's combinations on Bosque,
+            # docs/long_sentences.md)
+            ra_F = -1
+            ra_Fmin = 0
             for t in range(T):
                 Llo[t] = ORC_INF
                 Lhi[t] = ORC_INF
@@ -1036,10 +1049,34 @@ cdef class AttardiOracle:
                 pend[r] = pend[q]
                 pend[q] = t
             for phase in range(1 if train else 2):
+                if guarded:
+                    break
                 for q in range(n_pend):
+                    if guarded:
+                        # the state ends `guard`: its costs are what the bounds prove (with
+                        # what the tables run so far added), not exact whatever follows, so
+                        # no further table (a quarter of degree 3's combinations on the
+                        # Bosque walk of docs/long_sentences.md went to such states)
+                        break
                     t = pend[q]
                     if EF[t] >= 0 or (phase == 1 and Llo[t] >= ORC_INF):
                         continue
+                    if t > 0 and t % 2 == 0:
+                        if ra_F >= 0:                # known from another ra_k
+                            Llo[t] = DL[t] + ra_F
+                            Lhi[t] = Llo[t]
+                            EF[t] = ra_F
+                            if Llo[t] < best_known:
+                                best_known = Llo[t]
+                            continue
+                        if DL[t] + ra_Fmin > Llo[t]:
+                            Llo[t] = DL[t] + ra_Fmin
+                            if Llo[t] >= Lhi[t]:     # the bounds meet
+                                Llo[t] = Lhi[t]
+                                EF[t] = Lhi[t] - DL[t]
+                                if Llo[t] < best_known:
+                                    best_known = Llo[t]
+                                continue
                     bk = M if M >= 0 else best_known
                     if phase == 0:
                         if Llo[t] > bk:
@@ -1066,6 +1103,11 @@ cdef class AttardiOracle:
                     used = self._left_budget
                     F2 = self.future_loss(g, self._st2.data(), ls2, b2, e2, cap,
                                           Llo[t] - DL[t])
+                    if t > 0 and t % 2 == 0:
+                        if 0 <= F2 < ORC_INF:
+                            ra_F = F2
+                        elif F2 == ORC_INF and cap + 1 > ra_Fmin:
+                            ra_Fmin = cap + 1        # F > cap
                     if F2 != ORC_GUARD:
                         used -= self._left_budget
                     if phase == 1:
@@ -1172,41 +1214,43 @@ cdef class AttardiOracle:
         if combos > self.max_combos:
             self.max_combos = combos
 
-    cdef void _add(self, const int* sa, const int* G, int D, int v) noexcept nogil:
-        """Accumulate item (α = sa[0..D-2], γ = G) with value v in the cell being built.
-        An item already in the cell passed the lost-dependents test with its value v0, and
-        _lost depends on the item and the cell only, so for v < v0 it passes too (and for
-        v >= v0 nothing changes): the test runs for new items only (_lost was the
-        largest cost of the table on degree 3, docs/long_sentences.md)."""
+    cdef void _add(self, uint64_t key, int v) noexcept nogil:
+        """Accumulate the item of packed key (α: D-1 symbols, γ: D) with value v in the
+        cell being built.
+        The lost-dependents test (v + _lost <= cap) is made once per key, when the cell is
+        dumped: _lost depends on the item and the cell only, so the smallest v of a key
+        passes it iff any of its values does. So every candidate key is kept with its
+        _lost, computed at its first sight only (a pruned key is made again by many
+        combinations; _lost was the largest cost of the table on degree 3,
+        docs/long_sentences.md)."""
         cdef int s[8]
-        cdef int q, slot
-        cdef uint64_t key
+        cdef int slot
+        cdef HSlot* tab = self._htab.data()
+        cdef int gen = self._hgen
+        cdef int mask = self._hmask
         if v > self._cap:
             return
-        for q in range(D - 1):
-            s[q] = sa[q]
-        for q in range(D):
-            s[D - 1 + q] = G[q]
-        key = pack(s, 2 * D - 1)
-        slot = <int>(((key * <uint64_t>0x9E3779B97F4A7C15) >> 32) & <uint64_t>self._hmask)
-        while self._hstamp[slot] == self._hgen:      # _hput's probe
-            if self._hkeys[slot] == key:
-                if v < self._hvals[slot]:
-                    self._hvals[slot] = v
+        slot = <int>(((key * <uint64_t>0x9E3779B97F4A7C15) >> 32) & <uint64_t>mask)
+        while tab[slot].stamp == gen:                # _hput's probe
+            if tab[slot].key == key:
+                if v < tab[slot].val:
+                    tab[slot].val = v
                 return
-            slot = (slot + 1) & self._hmask
-        if v + self._lost(s, D) <= self._cap:
-            self._hput(key, v)
+            slot = (slot + 1) & mask
+        unpack(key, s, 2 * self.D - 1)
+        self._hput(key, v, self._lost(s, self.D))
 
     cdef void _prepare_lost(self, const AttGold* g, const int* rho, int m, int l) noexcept nogil:
         """For _lost: hp[p] = position in ρ of the gold head of ρ[p] (-1: unknown, an orphan,
         or not in ρ); pre[j·(m+1) + q] = the number of words at positions >= j whose gold
-        head is at a position < q; and for a stack position i (< l), pip[i·(m+1) + q] = the
-        number of words at positions 1 .. i-D whose gold head is at a position < q."""
+        head is at a position < q; below[a·(m+1) + q] = the number of words at positions
+        1 .. a-1 whose gold head is at a position < q; and for a buffer position i (>= l),
+        left[i·(m+1) + q] = the number of words at positions < q whose gold head is at a
+        position >= i."""
         cdef int p, q, h, i, W1 = m + 1
-        cdef int D = self.D
         cdef const int* orph = self._orph.data()
         self._m1 = W1
+        self._cur_l = l
         self._pos.assign(g.n + 1, -1)
         for p in range(m):
             self._pos[rho[p]] = p
@@ -1223,52 +1267,62 @@ cdef class AttardiOracle:
             self._pre[p * W1] = 0
             for q in range(m):
                 self._pre[p * W1 + q + 1] = self._pre[p * W1 + q] + self._cntp[q]
-        # the stack below a span that starts at stack position i is exactly 0 .. i-D+1
-        # ([0, i) minus α); untouched by the span
-        self._cur_l = l
         self._cntp.assign(m + 1, 0)
-        self._pip.resize(W1 * (l if l > 0 else 1))
-        for i in range(l):
-            p = i - D + 1 - 1            # the word that joins Π at i (positions 1 .. i-D)
-            if p >= 1 and self._hp[p] >= 0:
-                self._cntp[self._hp[p]] += 1
-            self._pip[i * W1] = 0
+        self._below.resize(W1 * W1)
+        for p in range(m + 1):
+            if p >= 2 and self._hp[p - 1] >= 0:     # word p-1 joins positions 1 .. p-1
+                self._cntp[self._hp[p - 1]] += 1
+            self._below[p * W1] = 0
             for q in range(m):
-                self._pip[i * W1 + q + 1] = self._pip[i * W1 + q] + self._cntp[q]
+                self._below[p * W1 + q + 1] = self._below[p * W1 + q] + self._cntp[q]
+        self._left.resize(W1 * W1)
+        for i in range(l, m):
+            self._left[i * W1] = 0
+            for q in range(m):
+                self._left[i * W1 + q + 1] = self._left[i * W1 + q] + (1 if self._hp[q] >= i else 0)
 
     cdef int _lost(self, const int* s, int D) noexcept nogil:
         """A lower bound of the excess still to come for an item of the cell being built,
-        [_cur_i, _cur_j), with symbols s (α: D-1, then γ: D; symbol = position + 1, 0 = $)
-        ([ext], exact pruning). The positions R = [α_0, j) \\ γ (α_0 the lowest α symbol;
-        node 0 excepted) are off the stack at the end of the span for good (between adjacent
-        stack symbols, or reduced inside it), so every non-orphan word shifted later (at
-        positions >= j) or still on the stack (in γ, and, for a span starting at a stack
-        position i, the stack below it, which is then exactly the words before α) whose gold
-        head is in R gets a wrong head after the span: its arc is not in the item's value."""
+        [i, j) = [_cur_i, _cur_j), with symbols s (α: D-1, then γ: D; symbol = position + 1,
+        0 = $) ([ext], exact pruning). The positions R = [α_0, j) \\ γ (α_0 the lowest α
+        symbol; node 0 excepted) are off the stack at the end of the span for good (between
+        adjacent stack symbols, or reduced inside it). Each non-orphan word counted below
+        gets a wrong head outside the span (so not in the item's value), and the four sets
+        are disjoint (by position: >= j or in γ; in R; before α_0):
+        * shifted later (at positions >= j) or still on the stack (in γ), gold head in R;
+        * before α_0, gold head in H: a span starting at a stack position i has exactly the
+          stack before α below it, untouched, so H = R; one starting at a buffer position i
+          (>= l) has below α the words before α_0 that are not reduced yet, and each of
+          those words either was reduced before i was shifted (a head before i) or is still
+          on the stack after the span: a wrong head either way if its gold head is in
+          H = [i, j) \\ γ (reduced in the span, or shifted after it);
+        * (buffer spans) between α_0 and i and not in α: reduced before i was shifted, so
+          with a head before i, wrong if the gold head is at i or later."""
+        cdef int i = self._cur_i
         cdef int j = self._cur_j
         cdef int W1 = self._m1
         cdef const int* row = self._pre.data() + j * W1
+        cdef const int* bl
         cdef int a0 = -1
-        cdef int q, r, u, hx, tot
+        cdef int q, r, u, hx, tot, h0
         cdef bint dup
+        if not self.lost_bound:
+            return 0
         for q in range(D - 1):
             if s[q] != 0:
                 a0 = s[q] - 1
                 break
         if D == 1:
-            a0 = self._cur_i
+            a0 = i
         elif a0 < 0:
             a0 = 0
-        cdef const int* pip = NULL
-        if self._cur_i < self._cur_l:
-            pip = self._pip.data() + self._cur_i * W1
-        tot = row[j] - row[a0]
-        if pip != NULL:
-            tot += pip[j] - pip[a0]
+        bl = self._below.data() + a0 * W1
+        h0 = a0 if i < self._cur_l else i    # H = [h0, j) \ γ (node 0 excepted)
+        tot = row[j] - row[a0] + bl[j] - bl[h0]
         if a0 == 0:
             tot -= row[1] - row[0]               # node 0 never leaves the stack
-            if pip != NULL:
-                tot -= pip[1] - pip[0]
+        if h0 == 0:
+            tot -= bl[1] - bl[0]
         for q in range(D - 1, 2 * D - 1):
             u = s[q] - 1
             if u < a0 or u >= j or u == 0:
@@ -1279,8 +1333,14 @@ cdef class AttardiOracle:
                     dup = True
             if not dup:
                 tot -= row[u + 1] - row[u]
-                if pip != NULL:
-                    tot -= pip[u + 1] - pip[u]
+                if u >= h0:
+                    tot -= bl[u + 1] - bl[u]
+        if i >= self._cur_l and D >= 2:
+            tot += self._left[i * W1 + i] - self._left[i * W1 + a0 + 1]
+            for q in range(D - 1):
+                r = s[q] - 1
+                if r > a0 and self._hp[r] >= i:
+                    tot -= 1
         for q in range(D - 1, 2 * D - 1):
             u = s[q] - 1
             if u < 0:
@@ -1303,49 +1363,51 @@ cdef class AttardiOracle:
         return tot
 
     cdef void _hclear(self) noexcept nogil:
+        """Empty the accumulator for a new cell: a new generation, and the smallest mask (a
+        slot array grown for one large cell would spread a small one over many cache
+        lines)."""
+        cdef int i
         self._hgen += 1
         self._hused.clear()
-        if self._hkeys.size() == 0:
-            self._hkeys.resize(1024)
-            self._hvals.resize(1024)
-            self._hstamp.assign(1024, 0)
-            self._hmask = 1023
-
-    cdef void _hput(self, uint64_t key, int v) noexcept nogil:
-        cdef uint64_t h
-        cdef int slot, i, n, old
-        cdef vector[uint64_t] ok
-        cdef vector[int] ov
-        if <int>self._hused.size() * 2 >= self._hmask:
-            # grow x4 and re-insert the live slots
-            ok.clear()
-            ov.clear()
-            for i in range(<int>self._hused.size()):
-                ok.push_back(self._hkeys[self._hused[i]])
-                ov.push_back(self._hvals[self._hused[i]])
-            n = (self._hmask + 1) * 4
-            self._hkeys.resize(n)
-            self._hvals.resize(n)
-            self._hstamp.assign(n, 0)
-            self._hmask = n - 1
+        self._hmask = 1023
+        if <int>self._htab.size() < 1024:
+            self._htab.resize(1024)
+            for i in range(1024):
+                self._htab[i].stamp = 0
+        if self._hgen > (1 << 30):           # no stale stamp may ever equal a generation
+            for i in range(<int>self._htab.size()):
+                self._htab[i].stamp = 0
             self._hgen = 1
+
+    cdef void _hput(self, uint64_t key, int v, int lost) noexcept nogil:
+        """Insert a key that is not in the cell yet (value v, its _lost)."""
+        cdef uint64_t h
+        cdef int slot, i, n, old_n
+        cdef vector[HSlot] live
+        if <int>self._hused.size() * 2 >= self._hmask:
+            # grow x4 (a new generation over a larger mask) and re-insert the live slots
+            for i in range(<int>self._hused.size()):
+                live.push_back(self._htab[self._hused[i]])
+            n = (self._hmask + 1) * 4
+            old_n = self._htab.size()
+            if n > old_n:
+                self._htab.resize(n)
+                for i in range(old_n, n):
+                    self._htab[i].stamp = 0
+            self._hmask = n - 1
+            self._hgen += 1
             self._hused.clear()
-            for i in range(<int>ok.size()):
-                self._hput(ok[i], ov[i])
+            for i in range(<int>live.size()):
+                self._hput(live[i].key, live[i].val, live[i].lost)
         h = key * <uint64_t>0x9E3779B97F4A7C15
         slot = <int>((h >> 32) & <uint64_t>self._hmask)
-        while True:
-            if self._hstamp[slot] != self._hgen:
-                self._hstamp[slot] = self._hgen
-                self._hkeys[slot] = key
-                self._hvals[slot] = v
-                self._hused.push_back(slot)
-                return
-            if self._hkeys[slot] == key:
-                if v < self._hvals[slot]:
-                    self._hvals[slot] = v
-                return
+        while self._htab[slot].stamp == self._hgen:
             slot = (slot + 1) & self._hmask
+        self._htab[slot].stamp = self._hgen
+        self._htab[slot].key = key
+        self._htab[slot].val = v
+        self._htab[slot].lost = lost
+        self._hused.push_back(slot)
 
     cdef void _gen_alpha(self, int i, int D, vector[pair[uint64_t, int]]* out) noexcept nogil:
         """Initial items of a buffer position i (docs/specs/attardi.md §2.5): every α that can be
