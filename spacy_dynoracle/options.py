@@ -41,12 +41,13 @@ def parse_options(items: Optional[Iterable[str]]) -> Dict[str, Any]:
 
 def parser_option_key(system: str, key: str, component: str = "parser") -> str:
     """The config key that sets parser option `key` of `system`: one of the system's
-    options (its class attribute `options`, e.g. attardi's degree) goes to
-    `system_options`, anything else (projectivize, beam_width, system_options.x) is a key
-    of the component itself."""
+    options (its class attributes `options`, e.g. attardi's degree, and `common_options`,
+    e.g. target) goes to `system_options`, anything else (projectivize, beam_width,
+    system_options.x) is a key of the component itself."""
     from . import get_system_class
 
-    if key in get_system_class(system).options:
+    cls = get_system_class(system)
+    if key in cls.options or key in getattr(cls, "common_options", ()):
         return f"components.{component}.system_options.{key}"
     return f"components.{component}.{key}"
 

@@ -39,6 +39,10 @@ def test_a_systems_own_options_go_to_system_options():
     assert parser_option_key("swap", "beam_width") == "components.parser.beam_width"
     assert parser_option_key("arc_hybrid", "system_options.eager_root") == \
         "components.parser.system_options.eager_root"
+    # the options every system shares (DynOracleSystem.common_options) are system options too
+    assert parser_option_key("swap", "target") == "components.parser.system_options.target"
+    assert parser_option_key("arc_eager_nm", "defer") == "components.parser.system_options.defer"
+    assert parser_option_key("easy_first", "target") == "components.parser.target"   # not one of its options
 
 
 @checkout_only  # the default lies beside the source tree, which an installed package is not in
