@@ -209,3 +209,29 @@ def test_a_pipeline_saved_without_the_record_takes_what_the_config_sets_but_a_pe
         spacy.load(old, config={KEY + "system_options.degree": 3})
     # the same pipeline with its record: the override wins
     assert spacy.load(path, config={KEY + "nonprojective_penalty": 50.0}).get_pipe(NAME).cfg["nonprojective_penalty"] == 50.0
+
+
+def test_a_structural_default_changed_since_saving_loads_the_saved_move_table(tmp_path, monkeypatch):
+    """lr_spine's max_k declares the moves LEFT_k / RIGHT_k up to k = max_k: a pipeline
+    trained when the default was 3 (the config leaves max_k unset), loaded now that it is
+    2, keeps 3 (no request): the saved moves and model load into a system of max_k 3, from
+    disk and from bytes, and parse as the saved pipeline. The system must be rebuilt before
+    spaCy loads the saved moves into it and resizes the model to them."""
+    cls = get_system_class("lr_spine")
+    default = cls.options["max_k"]
+    with monkeypatch.context() as patch:
+        patch.setitem(cls.options, "max_k", default + 1)
+        nlp = make_nlp(transition_system="lr_spine")
+        assert nlp.get_pipe(NAME).moves.cfg["max_k"] == default + 1
+        examples = make_examples(nlp.vocab, 30, seed=5, kind="nonprojective", min_len=5, max_len=12)
+        train(nlp, examples, epochs=2)
+        expected = parses(nlp, examples)
+        n_moves = nlp.get_pipe(NAME).moves.n_moves
+        nlp.to_disk(tmp_path / "model")
+        data = nlp.to_bytes()
+    assert make_nlp(transition_system="lr_spine").get_pipe(NAME).moves.cfg["max_k"] == default
+    for loaded in (spacy.load(tmp_path / "model"),
+                   make_nlp(transition_system="lr_spine").from_bytes(data)):
+        moves = loaded.get_pipe(NAME).moves
+        assert moves.cfg["max_k"] == default + 1 and moves.n_moves == n_moves
+        assert parses(loaded, examples) == expected
