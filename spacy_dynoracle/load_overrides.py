@@ -55,9 +55,9 @@ def config_record(settings: Dict[str, Any], system_options: Dict[str, Any]) -> D
 
 
 def option_names(system) -> frozenset:
-    """Every option the transition system (class or instance) takes: its own and the
-    common ones."""
-    return frozenset(system.options) | frozenset(system.common_options)
+    """Every option the transition system (class or instance) takes: its own (`options`) and
+    the common ones (`common_options`; a system without that attribute has none)."""
+    return frozenset(system.options) | frozenset(getattr(system, "common_options", ()))
 
 
 def flat_values(cfg: Dict[str, Any], moves_cfg: Dict[str, Any], system) -> Dict[str, Any]:
