@@ -2,6 +2,7 @@
 pipeline's where they are read only while parsing or training, and refuse a structural one
 that differs (spacy_dynoracle/load_overrides.py). Tiny synthetic pipelines, trained a few
 updates, saved once per module."""
+import inspect
 import random
 
 import pytest
@@ -10,7 +11,8 @@ import srsly
 from spacy.tokens import Doc
 
 from spacy_dynoracle import get_system_class
-from spacy_dynoracle.load_overrides import RECORD_KEY
+from spacy_dynoracle.factory import NOT_RECORDED, make_dynoracle_parser
+from spacy_dynoracle.load_overrides import OPTION_PREFIX, RECORD_KEY
 from synthetic import component_config, make_examples, train
 
 NAME = "dynoracle_parser"
@@ -64,6 +66,34 @@ def one_update(nlp, examples):
     parser.epoch = 0
     losses = nlp.update(examples[:16], losses={})
     return losses[NAME], parser
+
+
+def unrecorded(record):
+    """The factory's arguments that `record` lacks, but those it leaves out by design."""
+    return set(inspect.signature(make_dynoracle_parser).parameters) - NOT_RECORDED - set(record)
+
+
+@pytest.mark.parametrize("config", [
+    dict(transition_system="arc_standard", oracle="static", explore_margin=0.5,
+         system_options={"target": "static"}),
+    dict(transition_system="easy_first", explore_prob=0.3, projectivize=False),
+])
+def test_the_record_holds_every_factory_argument_as_the_config_gives_it(config):
+    """Every argument of the factory but NOT_RECORDED is in the record, at the component
+    config's value (null stays null: the system's default is not a request), and the system
+    options under their prefixed names; a new factory argument cannot be left out."""
+    assert NOT_RECORDED < set(inspect.signature(make_dynoracle_parser).parameters)
+    nlp = make_nlp(**config)
+    record = nlp.get_pipe(NAME).cfg[RECORD_KEY]
+    assert unrecorded(record) == set()
+    given = nlp.config["components"][NAME]
+    assert {key: value for key, value in record.items() if not key.startswith(OPTION_PREFIX)} \
+        == {key: value for key, value in given.items() if key in record}
+    assert {key: value for key, value in record.items() if key.startswith(OPTION_PREFIX)} \
+        == {OPTION_PREFIX + key: value for key, value in given["system_options"].items()}
+    assert record["oracle"] == config.get("oracle")       # None when the config leaves it unset
+    # the negative control: a record without an argument is caught
+    assert unrecorded({key: value for key, value in record.items() if key != "decode"}) == {"decode"}
 
 
 @pytest.mark.parametrize("system", list(CONFIGS))
