@@ -22,6 +22,12 @@ from .parser import DynOracleParser, ExplorationSchedule, check_nonprojective_pe
 # these values (the default of the systems that have them). Such configs, and the pipelines
 # saved with them, still load: the key moves into system_options, with a FutureWarning.
 DEPRECATED_SYSTEM_KEYS = {"degree": 2, "max_k": 2}
+#: the factory's arguments that its config record (load_overrides.config_record) leaves out:
+#: spaCy's nlp and name, the model and scorer (not settings of the component), and the system
+#: options (recorded one by one, the deprecated keys among them); every other argument is
+#: recorded as given
+NOT_RECORDED = frozenset({"nlp", "name", "model", "scorer", "system_options"}
+                         | DEPRECATED_SYSTEM_KEYS.keys())
 
 
 @Language.factory(
@@ -140,6 +146,10 @@ def make_dynoracle_parser(
         option); they still load, with a FutureWarning.
     The other settings are those of spaCy's `parser`.
     """
+    # first, while the locals are the arguments: the config values as given (null = the
+    # system's default), saved with the component; loading settles the saved pipeline's
+    # values against them (load_overrides.py)
+    recorded = {key: value for key, value in locals().items() if key not in NOT_RECORDED}
     from . import LIST_SYSTEMS, get_system_class  # version check, then the compiled module
 
     cls = get_system_class(transition_system)
@@ -148,17 +158,7 @@ def make_dynoracle_parser(
     options = dict(system_options or {})
     options.update(deprecated_system_keys(name, transition_system, cls, options, degree=degree,
                                           max_k=max_k))
-    # the config's values as given (null = the system's default), saved with the component:
-    # loading settles the saved pipeline's values against them (load_overrides.py)
-    record = config_record(dict(
-        transition_system=transition_system, oracle=oracle,
-        explore_after_epochs=explore_after_epochs, explore_prob=explore_prob,
-        explore_rule=explore_rule, explore_margin=explore_margin,
-        explore_ramp_epochs=explore_ramp_epochs, projectivize=projectivize,
-        update_with_oracle_cut_size=update_with_oracle_cut_size, min_action_freq=min_action_freq,
-        learn_tokens=learn_tokens, beam_width=beam_width, beam_density=beam_density,
-        beam_update_prob=beam_update_prob, decode=decode, arc_marginals=arc_marginals,
-        nonprojective_penalty=nonprojective_penalty), options)
+    record = config_record(recorded, options)
     if oracle is None:
         oracle = cls.default_oracle
     default_k, default_p = cls.default_schedule   # DynOracleSystem: (1, 0.9) unless overridden

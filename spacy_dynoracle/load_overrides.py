@@ -55,9 +55,9 @@ def config_record(settings: Dict[str, Any], system_options: Dict[str, Any]) -> D
 
 
 def option_names(system) -> frozenset:
-    """Every option the transition system (class or instance) takes: its own and the
-    common ones."""
-    return frozenset(system.options) | frozenset(system.common_options)
+    """Every option the transition system (class or instance) takes: its own (`options`) and
+    the common ones (`common_options`; a system without that attribute has none)."""
+    return frozenset(system.options) | frozenset(getattr(system, "common_options", ()))
 
 
 def flat_values(cfg: Dict[str, Any], moves_cfg: Dict[str, Any], system) -> Dict[str, Any]:
@@ -143,6 +143,14 @@ class LoadsConfigOverrides:
     **options). `saves_moves`: whether the component saves `moves` (its cfg) too."""
     saves_moves = True
 
+    # The saved cfgs are read here, and read again by spaCy's from_disk / from_bytes, because
+    # spaCy loads the saved moves into the component's transition system before its cfg and
+    # then resizes the model to that system's move table: the system must be the settled one
+    # before spaCy's load starts. Settled after it, a structural change (transition_system)
+    # fails in the moves loader ("has no move LEFT_2") instead of raising the ValueError that
+    # names the option, and a saved table that the system built from the config cannot hold
+    # (lr_spine saved at max_k 3, default now 2) fails there too (tests/test_load_overrides.py,
+    # test_a_structural_default_changed_since_saving_loads_the_saved_move_table).
     def from_disk(self, path, exclude=tuple()):
         final = self._settle_before_load(*saved_cfgs_on_disk(path, exclude, self.saves_moves))
         super().from_disk(path, exclude=exclude)

@@ -9,6 +9,8 @@ import os
 from pathlib import Path
 from typing import Any, Dict, Iterable, Optional
 
+from .load_overrides import option_names
+
 #: the source tree this package was imported from (the repository, when run from a checkout)
 SOURCE_TREE = Path(__file__).resolve().parents[1]
 
@@ -41,13 +43,12 @@ def parse_options(items: Optional[Iterable[str]]) -> Dict[str, Any]:
 
 def parser_option_key(system: str, key: str, component: str = "parser") -> str:
     """The config key that sets parser option `key` of `system`: one of the system's
-    options (its class attributes `options`, e.g. attardi's degree, and `common_options`,
-    e.g. target) goes to `system_options`, anything else (projectivize, beam_width,
+    options (load_overrides.option_names: its own, e.g. attardi's degree, and the common
+    ones, e.g. target) goes to `system_options`, anything else (projectivize, beam_width,
     system_options.x) is a key of the component itself."""
     from . import get_system_class
 
-    cls = get_system_class(system)
-    if key in cls.options or key in getattr(cls, "common_options", ()):
+    if key in option_names(get_system_class(system)):
         return f"components.{component}.system_options.{key}"
     return f"components.{component}.{key}"
 

@@ -2,6 +2,7 @@
 pipeline's where they are read only while parsing or training, and refuse a structural one
 that differs (spacy_dynoracle/load_overrides.py). Tiny synthetic pipelines, trained a few
 updates, saved once per module."""
+import inspect
 import random
 
 import pytest
@@ -10,7 +11,8 @@ import srsly
 from spacy.tokens import Doc
 
 from spacy_dynoracle import get_system_class
-from spacy_dynoracle.load_overrides import RECORD_KEY
+from spacy_dynoracle.factory import NOT_RECORDED, make_dynoracle_parser
+from spacy_dynoracle.load_overrides import OPTION_PREFIX, RECORD_KEY
 from synthetic import component_config, make_examples, train
 
 NAME = "dynoracle_parser"
@@ -64,6 +66,34 @@ def one_update(nlp, examples):
     parser.epoch = 0
     losses = nlp.update(examples[:16], losses={})
     return losses[NAME], parser
+
+
+def unrecorded(record):
+    """The factory's arguments that `record` lacks, but those it leaves out by design."""
+    return set(inspect.signature(make_dynoracle_parser).parameters) - NOT_RECORDED - set(record)
+
+
+@pytest.mark.parametrize("config", [
+    dict(transition_system="arc_standard", oracle="static", explore_margin=0.5,
+         system_options={"target": "static"}),
+    dict(transition_system="easy_first", explore_prob=0.3, projectivize=False),
+])
+def test_the_record_holds_every_factory_argument_as_the_config_gives_it(config):
+    """Every argument of the factory but NOT_RECORDED is in the record, at the component
+    config's value (null stays null: the system's default is not a request), and the system
+    options under their prefixed names; a new factory argument cannot be left out."""
+    assert NOT_RECORDED < set(inspect.signature(make_dynoracle_parser).parameters)
+    nlp = make_nlp(**config)
+    record = nlp.get_pipe(NAME).cfg[RECORD_KEY]
+    assert unrecorded(record) == set()
+    given = nlp.config["components"][NAME]
+    assert {key: value for key, value in record.items() if not key.startswith(OPTION_PREFIX)} \
+        == {key: value for key, value in given.items() if key in record}
+    assert {key: value for key, value in record.items() if key.startswith(OPTION_PREFIX)} \
+        == {OPTION_PREFIX + key: value for key, value in given["system_options"].items()}
+    assert record["oracle"] == config.get("oracle")       # None when the config leaves it unset
+    # the negative control: a record without an argument is caught
+    assert unrecorded({key: value for key, value in record.items() if key != "decode"}) == {"decode"}
 
 
 @pytest.mark.parametrize("system", list(CONFIGS))
@@ -209,3 +239,29 @@ def test_a_pipeline_saved_without_the_record_takes_what_the_config_sets_but_a_pe
         spacy.load(old, config={KEY + "system_options.degree": 3})
     # the same pipeline with its record: the override wins
     assert spacy.load(path, config={KEY + "nonprojective_penalty": 50.0}).get_pipe(NAME).cfg["nonprojective_penalty"] == 50.0
+
+
+def test_a_structural_default_changed_since_saving_loads_the_saved_move_table(tmp_path, monkeypatch):
+    """lr_spine's max_k declares the moves LEFT_k / RIGHT_k up to k = max_k: a pipeline
+    trained when the default was 3 (the config leaves max_k unset), loaded now that it is
+    2, keeps 3 (no request): the saved moves and model load into a system of max_k 3, from
+    disk and from bytes, and parse as the saved pipeline. The system must be rebuilt before
+    spaCy loads the saved moves into it and resizes the model to them."""
+    cls = get_system_class("lr_spine")
+    default = cls.options["max_k"]
+    with monkeypatch.context() as patch:
+        patch.setitem(cls.options, "max_k", default + 1)
+        nlp = make_nlp(transition_system="lr_spine")
+        assert nlp.get_pipe(NAME).moves.cfg["max_k"] == default + 1
+        examples = make_examples(nlp.vocab, 30, seed=5, kind="nonprojective", min_len=5, max_len=12)
+        train(nlp, examples, epochs=2)
+        expected = parses(nlp, examples)
+        n_moves = nlp.get_pipe(NAME).moves.n_moves
+        nlp.to_disk(tmp_path / "model")
+        data = nlp.to_bytes()
+    assert make_nlp(transition_system="lr_spine").get_pipe(NAME).moves.cfg["max_k"] == default
+    for loaded in (spacy.load(tmp_path / "model"),
+                   make_nlp(transition_system="lr_spine").from_bytes(data)):
+        moves = loaded.get_pipe(NAME).moves
+        assert moves.cfg["max_k"] == default + 1 and moves.n_moves == n_moves
+        assert parses(loaded, examples) == expected
