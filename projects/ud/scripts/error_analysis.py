@@ -434,6 +434,17 @@ def read(path, select="all") -> list:
     return list(read_sentences(path, select=select))
 
 
+def name_value_pairs(ap: argparse.ArgumentParser, values: Sequence[str], option: str,
+                     form: str = "NAME=FILE") -> List[Tuple[str, str]]:
+    """The (name, value) pairs of a repeatable NAME=VALUE option; ap.error names the first
+    value that is not of that form."""
+    pairs = [v.split("=", 1) for v in values]
+    bad = [v for v, pair in zip(values, pairs) if len(pair) != 2 or not all(pair)]
+    if bad:
+        ap.error(f"{option} {bad[0]!r}: expected {form}")
+    return [(name, value) for name, value in pairs]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--treebank", help="with --runs: the treebank the runs were trained on")
@@ -455,10 +466,7 @@ def main(argv=None):
     if args.gold:
         if args.runs or not args.pred:
             ap.error("--gold goes with --pred NAME=FILE (one per run), not with --runs")
-        pairs = [p.split("=", 1) for p in args.pred]
-        bad = [p for p, pair in zip(args.pred, pairs) if len(pair) != 2 or not all(pair)]
-        if bad:
-            ap.error(f"--pred {bad[0]!r}: expected NAME=FILE")
+        pairs = name_value_pairs(ap, args.pred, "--pred")
         gold = read(args.gold)
         words = collect(gold, {name: read(file) for name, file in pairs})
         print(report(words, str(args.gold), args.baseline))

@@ -46,7 +46,8 @@ from typing import Dict, List, Optional, Sequence
 
 from udproj import PROJECT
 from error_analysis import (HEAD_PLACES, SPLITS, Words, arc_length_bucket, bucket_order, collect,
-                            direction_bucket, markdown, num, pct, predict, read, split_source)
+                            direction_bucket, markdown, name_value_pairs, num, pct, predict, read,
+                            split_source)
 from spacy_dynoracle.trees import nonprojective_dependents
 
 TOP_UPOS = 8
@@ -282,7 +283,8 @@ def head_place_table(b: Breakdown) -> str:
 SUMMARY_CELLS = ((GOLD_NP_ARC, "non-projective", "gold NP arcs"),
                  (IN_NP_SPAN, "yes", "inside an NP arc's span"),
                  ("gold tree", "projective", "sentences without NP arcs"),
-                 ("arc length", "root", "root"), ("arc length", "1", "length 1"),
+                 ("arc length", "root", "root"), (LENGTH_SIDE, "1, head left", "length 1, head left"),
+                 (LENGTH_SIDE, "1, head right", "length 1, head right"),
                  ("arc length", "2", "length 2"), ("arc length", "3-6", "length 3-6"),
                  ("arc length", "7+", "length 7+"),
                  ("head direction", "head left", "head left"), ("head direction", "head right", "head right"))
@@ -292,7 +294,9 @@ def summary_table(b: Breakdown, base: str) -> str:
     """One row per run: the LAS difference to base and the contributions (LAS points of all
     words) of the cells of SUMMARY_CELLS, of the words with the right head and a wrong label,
     of those whose predicted UPOS is wrong, and of those whose predicted arc crosses another
-    (the last three are the run's words, not gold cells; the base's LAS on the same words)."""
+    (the last three are the run's words, not gold cells; the base's LAS on the same words).
+    A last row gives, where base has several seeds, the range of its seeds' values in each
+    column: a contribution inside it is within seed noise."""
     w = b.words
     cells = [(title, [i for i, k in enumerate(w.groups[group]) if k == cell]) for group, cell, title in SUMMARY_CELLS]
     cells = [(title, idx) for title, idx in cells if idx]
@@ -313,6 +317,15 @@ def summary_table(b: Breakdown, base: str) -> str:
                     + [num(-label_only, sign=True),
                        num(own_words(rid, lambda s: [i for i in range(w.n) if not b.upos_ok[s][i]]), sign=True),
                        num(own_words(rid, lambda s: [i for i in range(w.n) if w.pred_crossing[s][i]]), sign=True)])
+    if len(b.seeds[base]) > 1:      # the yardstick: how far the baseline's own seeds are apart
+        def spread(values):
+            return num(max(values) - min(values))
+
+        label_only = [pct(sum(h and not l for h, l in zip(w.head_ok[s], w.las_ok[s])), w.n) for s in b.seeds[base]]
+        rows.append([f"seed range of {base} ({len(b.seeds[base])} seeds)",
+                     spread([pct(sum(w.las_ok[s]), w.n) for s in b.seeds[base]])]
+                    + [spread([pct(sum(w.las_ok[s][i] for i in idx), w.n) for s in b.seeds[base]]) for _, idx in cells]
+                    + [spread(label_only), "–", "–"])
     return markdown(["run", "Δ LAS"] + [f"{title} ({num(pct(len(idx), w.n), 1)}%)" for title, idx in cells]
                     + ["right head, wrong label (− Δ of their share)", "words with a wrong predicted UPOS",
                        "words with a crossing predicted arc"], rows)
@@ -414,10 +427,7 @@ def main(argv=None):
     if args.gold:
         if args.treebank or not args.pred:
             ap.error("--gold goes with --pred NAME=FILE (one per seed), not with --treebank")
-        pairs = [p.split("=", 1) for p in args.pred]
-        bad = [p for p, pair in zip(args.pred, pairs) if len(pair) != 2 or not all(pair)]
-        if bad:
-            ap.error(f"--pred {bad[0]!r}: expected NAME=FILE")
+        pairs = name_value_pairs(ap, args.pred, "--pred", "SEED_NAME=FILE")
         gold = read(args.gold)
         preds: Dict[str, Dict[str, list]] = {}
         for name, file in pairs:
@@ -441,10 +451,7 @@ def main(argv=None):
     unknown = [rid for rid in best + baselines if rid not in preds]
     if unknown:
         ap.error(f"baselines {unknown} have no predictions")
-    bad = [a for a in args.alias if len(a.split("=", 1)) != 2 or not all(a.split("=", 1))]
-    if bad:
-        ap.error(f"--alias {bad[0]!r}: expected ID=NAME")
-    aliases = dict(a.split("=", 1) for a in args.alias)
+    aliases = dict(name_value_pairs(ap, args.alias, "--alias", "ID=NAME"))
     b = breakdown(gold, {aliases.get(rid, rid): seeds for rid, seeds in preds.items()})
     b.recorded = {aliases.get(rid, rid): las for rid, las in recorded.items() if las is not None}
     compare = ([best_of(b, [aliases.get(rid, rid) for rid in best])] if best else []) \
