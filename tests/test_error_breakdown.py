@@ -119,6 +119,13 @@ def test_a_run_is_the_mean_of_its_seeds_and_the_cells_add_up_to_the_difference(t
         rows = eb.cell_table(b, group, "a").splitlines()
         assert rows[-1].startswith("| all |") and _contribution(rows[-1]) == pytest.approx(delta, abs=0.006)
         assert sum(_contribution(r) for r in rows[2:-1]) == pytest.approx(delta, abs=0.006 * len(rows))
+    # within one cell of another grouping: the cells sum to what that cell adds
+    within = [i for i, k in enumerate(w.groups[eb.LENGTH_SIDE]) if k == "1, head right"]
+    part = eb.points(b, "b", within) - eb.points(b, "a", within)
+    assert 0 < len(within) < w.n and part != pytest.approx(delta)
+    rows = eb.cell_table(b, eb.UPOS_GROUP, "a", within).splitlines()
+    assert rows[-1].startswith(f"| all | {len(within)} |") and _contribution(rows[-1]) == pytest.approx(part, abs=0.006)
+    assert sum(int(r.split("|")[2]) for r in rows[2:-1]) == len(within)
     # the kinds of LAS error sum to minus the difference, the crossing kinds to the difference
     kinds = eb.error_kind_table(b, "a").splitlines()[-1].split("|")[2:-1]
     assert float(kinds[0]) == pytest.approx(delta, abs=0.006)
@@ -159,7 +166,10 @@ def test_the_command_line_on_conllu_files(tmp_path, capsys):
     assert "| good | 2 |" in out and "| worse | 1 |" in out
     assert "against good (" in out and "against worse" not in out     # the best of the two
     assert out.count("### By ") == len(eb.GROUPS)
-    for bad in (["--alias", "noequals"], ["--baselines", "nobody"]):
+    eb.main(["--gold", str(gold), *preds, "--baselines", "good", "--within", "head direction=head left"])
+    out = capsys.readouterr().out
+    assert out.count("### Within head direction = head left: by ") == len(eb.GROUPS) - 1
+    for bad in (["--alias", "noequals"], ["--baselines", "nobody"], ["--within", "head direction=nowhere"]):
         with pytest.raises(SystemExit):
             eb.main(["--gold", str(gold), *preds, *bad])
     assert "expected ID=NAME" in capsys.readouterr().err

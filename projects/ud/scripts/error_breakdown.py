@@ -331,16 +331,18 @@ def summary_table(b: Breakdown, base: str) -> str:
                        "words with a crossing predicted arc"], rows)
 
 
-def cell_table(b: Breakdown, group: str, base: str) -> str:
+def cell_table(b: Breakdown, group: str, base: str, within: Optional[Sequence[int]] = None) -> str:
     """Per cell of a grouping of the gold words: the count, the baseline's LAS / UAS (and the
     range of its seeds' LAS), and per run ΔLAS / ΔUAS in the cell and the cell's contribution
-    to the LAS difference (points of all words)."""
+    to the LAS difference (points of all words). within (word indices) restricts the cells to
+    those words, the contributions staying in points of all words: they then sum to what
+    the words of within add to the difference ("all")."""
     w = b.words
     keys = w.groups[group]
+    scope = range(w.n) if within is None else sorted(set(within))
     others = [rid for rid in b.seeds if rid != base]
-    rows = []
-    for cell in bucket_order(group, keys):
-        idx = [i for i, k in enumerate(keys) if k == cell]
+
+    def row_of(cell, idx):
         seeds_las = [pct(sum(w.las_ok[s][i] for i in idx), len(idx)) for s in b.seeds[base]]
         spread = f" ({num(max(seeds_las) - min(seeds_las), 1)})" if len(seeds_las) > 1 else ""
         row = [cell, str(len(idx)), num(pct(len(idx), w.n), 1),
@@ -350,18 +352,20 @@ def cell_table(b: Breakdown, group: str, base: str) -> str:
             d_uas = cell_accuracy(b, rid, idx, "head_ok") - cell_accuracy(b, base, idx, "head_ok")
             contribution = points(b, rid, idx) - points(b, base, idx)
             row.append(f"{num(d_las, 1, sign=True)} / {num(d_uas, 1, sign=True)} → **{num(contribution, sign=True)}**")
-        rows.append(row)
-    all_idx = range(w.n)
-    rows.append(["all", str(w.n), "100.0",
-                 f"{num(b.las(base), 1)} / {num(points(b, base, all_idx, 'head_ok'), 1)}"]
-                + [f"{num(b.las(rid) - b.las(base), 1, sign=True)} / "
-                   f"{num(points(b, rid, all_idx, 'head_ok') - points(b, base, all_idx, 'head_ok'), 1, sign=True)}"
-                   f" → **{num(b.las(rid) - b.las(base), sign=True)}**" for rid in others])
-    return markdown([group, "gold words", "% of words", f"{base} LAS / UAS (seed range of LAS)"]
+        return row
+
+    rows = [row_of(cell, [i for i in scope if keys[i] == cell])
+            for cell in bucket_order(group, [keys[i] for i in scope])]
+    if scope:
+        rows.append(row_of("all", list(scope)))
+    return markdown([group, "gold words", "% of all words", f"{base} LAS / UAS (seed range of LAS)"]
                     + [f"{rid}: ΔLAS / ΔUAS → contribution" for rid in others], rows)
 
 
-def report(b: Breakdown, title: str, baselines: Sequence[str], groups: Sequence[str] = GROUPS) -> str:
+def report(b: Breakdown, title: str, baselines: Sequence[str], groups: Sequence[str] = GROUPS,
+           within: Optional[Sequence[str]] = None) -> str:
+    """The tables for each baseline; within = (grouping, cell) adds the cell tables of every
+    grouping restricted to the words of that cell."""
     w = b.words
     n_np = sum(k == NP_ARC_KINDS[1] for k in w.groups[GOLD_NP_ARC])
     n_trees = sum(w.gold_root)
@@ -383,6 +387,13 @@ def report(b: Breakdown, title: str, baselines: Sequence[str], groups: Sequence[
         for group in groups:
             parts += [f"### By {group}, against {base} (ΔLAS / ΔUAS in the cell → its contribution "
                       f"to the LAS difference, in points of all words)", cell_table(b, group, base)]
+        if within:
+            where, cell = within
+            idx = [i for i, k in enumerate(w.groups[where]) if k == cell]
+            for group in groups:
+                if group != where:
+                    parts += [f"### Within {where} = {cell}: by {group}, against {base} (contributions "
+                              f"in points of all words)", cell_table(b, group, base, idx)]
     return "\n\n".join(parts) + "\n"
 
 
@@ -414,6 +425,9 @@ def main(argv=None):
                     help="where the parses are kept as CoNLL-U (error_analysis.predict)")
     ap.add_argument("--force", action="store_true", help="parse again even if cached")
     ap.add_argument("--ud-root", default=None)
+    ap.add_argument("--within", metavar="GROUPING=CELL",
+                    help="also the cell tables of every grouping within one cell of another, e.g. "
+                         "\"arc length and side of the head=1, head right\"")
     ap.add_argument("--alias", action="append", default=[], metavar="ID=NAME",
                     help="print run ID as NAME (repeatable)")
     ap.add_argument("--gold", type=Path, help="instead of --treebank: a gold CoNLL-U file ...")
@@ -457,7 +471,13 @@ def main(argv=None):
     compare = ([best_of(b, [aliases.get(rid, rid) for rid in best])] if best else []) \
         + [aliases.get(rid, rid) for rid in baselines]
     compare = list(dict.fromkeys(compare or [next(iter(b.seeds))]))
-    print(report(b, title, compare), flush=True)
+    within = None
+    if args.within:
+        within = name_value_pairs(ap, [args.within], "--within", "GROUPING=CELL")[0]
+        if within[0] not in b.words.groups or within[1] not in b.words.groups[within[0]]:
+            ap.error(f"--within {args.within!r}: groupings are {', '.join(GROUPS)}; the cell must be one of "
+                     f"the grouping's (see its table)")
+    print(report(b, title, compare, within=within), flush=True)
 
 
 if __name__ == "__main__":
