@@ -180,8 +180,17 @@ def test_a_runs_parse_keeps_the_gold_sentences_and_scores_as_run_matrix_does(tmp
     segmenting = evaluate(nlp, path, select=select)
     assert segmenting["speed"]["words"] == sum(len(s.words) for s in gold)
     assert not segmenting["settings"]["gold_sents"]
+    # the tags are the pipeline's too: this one has no tagger, so UPOS is "_", not the gold X
+    assert {w.upos for s in read_sentences(out) for w in s.words} == {"_"}
     # cached: the second call does not parse (no pipeline is loaded)
     monkeypatch.setattr("evaluate_run.load_pipeline", lambda *a: pytest.fail("parsed again"))
     ea.predict(folder, "test", tmp_path / "cache", ud_root=root)
+    # ... unless the cache was made from another model or before the run was retrained
+    stamp = out.with_suffix(".json")
+    made = json.loads(stamp.read_text())
+    assert made == ea.parse_stamp(folder, "test")
+    stamp.write_text(json.dumps({**made, "model_mtime": made["model_mtime"] - 1}))
+    with pytest.raises(pytest.fail.Exception, match="parsed again"):
+        ea.predict(folder, "test", tmp_path / "cache", ud_root=root)
     with pytest.raises(ValueError, match="split 'train': choose from"):
         ea.split_source("UD_Tiny", "train", root)

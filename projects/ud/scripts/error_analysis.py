@@ -144,12 +144,13 @@ def check_aligned(name: str, gold: Sequence, pred: Sequence) -> None:
                              f"in the prediction than in the gold file")
 
 
-def collect(gold_sentences: Sequence, runs: Dict[str, Sequence]) -> Words:
-    """Words of the gold sentences with each run's predicted sentences (same words, same order)."""
+def collect(gold_sentences: Sequence, runs: Dict[str, Sequence], top_labels: int = TOP_LABELS) -> Words:
+    """Words of the gold sentences with each run's predicted sentences (same words, same order);
+    the top_labels most frequent gold labels are buckets of their own, the rest "other"."""
     words = Words()
     gold = [Tree.of(s) for s in gold_sentences]
     label_counts = Counter(label for t in gold for label in t.labels)
-    top = {label for label, _ in label_counts.most_common(TOP_LABELS)}
+    top = {label for label, _ in label_counts.most_common(top_labels)}
     keys = {"arc length": [], "dependent label": [], "head direction": [],
             "sentence length": [], "gold tree": [], "gold arc": []}
     for t in gold:
@@ -389,21 +390,40 @@ def split_source(treebank: str, split: str, ud_root=None) -> Tuple[Path, str]:
     return split_sources(treebank_files(treebank, ud_root))[split]
 
 
+#: the columns of a cached parse that come from the pipeline (the others are the gold file's):
+#: the tags too, so error_breakdown.py can tell the words whose predicted UPOS is wrong (a
+#: pipeline without a tagger writes "_" there)
+PREDICTED_COLUMNS = ("UPOS", "XPOS", "FEATS", "HEAD", "DEPREL")
+
+
+def parse_stamp(folder: Path, split: str) -> dict:
+    """What a cached parse was made from: the model (path and the time its meta.json was
+    written), the split and the predicted columns. A cache whose stamp differs is parsed
+    again: two training folders can hold runs of the same name, and a run can be retrained."""
+    model = (Path(folder) / "model-best").resolve()
+    meta = model / "meta.json"
+    return {"model": str(model), "model_mtime": (meta if meta.exists() else model).stat().st_mtime,
+            "split": split, "gold_sents": True, "columns": list(PREDICTED_COLUMNS)}
+
+
 def predict(folder: Path, split: str, cache: Path, ud_root=None, force=False) -> Path:
     """CoNLL-U of the run's model-best parse of the split's gold words with gold sentence
-    boundaries, made once and kept in the cache."""
+    boundaries, made once and kept in the cache (<cache>/<treebank>/<pipeline>/<split>/<run>.conllu,
+    beside it <run>.json, the parse_stamp it was made with)."""
     from evaluate_run import load_pipeline, parse_gold_words
     from spacy_dynoracle.conllu_write import write_conllu
 
     info = json.loads((folder / "run.json").read_text())
     out = cache / info["treebank"] / info["pipeline"] / split / f"{folder.name}.conllu"
-    if out.exists() and not force:
+    stamp_file, stamp = out.with_suffix(".json"), parse_stamp(folder, split)
+    if out.exists() and stamp_file.exists() and not force and json.loads(stamp_file.read_text()) == stamp:
         return out
     path, select = split_source(info["treebank"], split, ud_root)
     nlp = load_pipeline(folder, "model-best", info)
     _, pred = parse_gold_words(nlp, path, select, gold_sents=True, keep_source=True)
     out.parent.mkdir(parents=True, exist_ok=True)
-    write_conllu(pred, out)
+    write_conllu(pred, out, replace=PREDICTED_COLUMNS)
+    stamp_file.write_text(json.dumps(stamp, indent=1) + "\n")
     print(f"parsed {split} with {folder / 'model-best'} -> {out}", file=sys.stderr, flush=True)
     return out
 
@@ -412,6 +432,17 @@ def read(path, select="all") -> list:
     from spacy_dynoracle.corpus import read_sentences
 
     return list(read_sentences(path, select=select))
+
+
+def name_value_pairs(ap: argparse.ArgumentParser, values: Sequence[str], option: str,
+                     form: str = "NAME=FILE") -> List[Tuple[str, str]]:
+    """The (name, value) pairs of a repeatable NAME=VALUE option; ap.error names the first
+    value that is not of that form."""
+    pairs = [v.split("=", 1) for v in values]
+    bad = [v for v, pair in zip(values, pairs) if len(pair) != 2 or not all(pair)]
+    if bad:
+        ap.error(f"{option} {bad[0]!r}: expected {form}")
+    return [(name, value) for name, value in pairs]
 
 
 def main(argv=None):
@@ -435,10 +466,7 @@ def main(argv=None):
     if args.gold:
         if args.runs or not args.pred:
             ap.error("--gold goes with --pred NAME=FILE (one per run), not with --runs")
-        pairs = [p.split("=", 1) for p in args.pred]
-        bad = [p for p, pair in zip(args.pred, pairs) if len(pair) != 2 or not all(pair)]
-        if bad:
-            ap.error(f"--pred {bad[0]!r}: expected NAME=FILE")
+        pairs = name_value_pairs(ap, args.pred, "--pred")
         gold = read(args.gold)
         words = collect(gold, {name: read(file) for name, file in pairs})
         print(report(words, str(args.gold), args.baseline))
