@@ -179,7 +179,16 @@ def test_training_and_simulator_share_the_cost_mode():
         assert sim.moves.oracle_.exact == exact
         sim.costs([1, 3, 1, 4, 4, 4, 4])
         assert sim.moves.oracle_.exact == exact
-    assert Simulator("attardi", 3).moves.oracle_.exact        # default: exact
+    # default (null): the cheap mode for the greedy path, exact values for the beam update
+    default = Simulator("attardi", 3).moves
+    assert default.cfg["exact_costs"] is None and not default.oracle_.exact
+    with default.beam_update_costs():
+        assert default.oracle_.exact
+    assert not default.oracle_.exact
+    for exact in (True, False):         # as configured, beam or not
+        moves = Simulator("attardi", 3, exact_costs=exact).moves
+        with moves.beam_update_costs():
+            assert moves.oracle_.exact == exact
     with pytest.raises(ValueError):
         Simulator("attardi", 3, exact_costs="yes")
 
@@ -330,8 +339,8 @@ def test_oracle_stays_in_the_current_sentence():
         base = len(first) + 5 * s
         rest += [base + 1, base + 1, base + 1, base + 2, base + 3]
     heads = first + rest
-    sim = Simulator("attardi", len(heads))
-    alone = Simulator("attardi", len(first))
+    sim = Simulator("attardi", len(heads), exact_costs=True)
+    alone = Simulator("attardi", len(first), exact_costs=True)
     for a in ["SHIFT", "SHIFT", "SHIFT"]:
         sim.apply(a)
         alone.apply(a)
