@@ -4,9 +4,10 @@ Greedy training reads the costs only as "cost <= 0 or not" (spaCy's cpu_log_loss
 class_costs' shift, next_class, the training targets, the cut path), and attardi's
 exact_costs=False gives the same zero-cost sets as exact costs in every state, guard states
 included (its oracle caches only what both modes know). So the same seed and config trained
-with exact_costs = true, false and null (the default) give bit-identical weights and losses.
-spaCy's beam update reads cost values (it scales its gradient by a history's summed cost):
-there null switches to exact values, so null and true stay identical, while false differs,
+(with the explore rules and the training targets too)
+with exact_costs = true, false and "beam" (the default) give bit-identical weights and
+losses. spaCy's beam update reads cost values (it scales its gradient by a history's summed
+cost): there "beam" switches to exact values, so "beam" and true stay identical, while false differs,
 the negative control that shows the comparison can fail. A second negative control: another
 seed gives other weights.
 """
@@ -61,16 +62,18 @@ def training_examples(vocab, degree):
     return examples
 
 
-def train_attardi(degree, seed=0, epochs=3, beam=False, **system_options):
+def train_attardi(degree, seed=0, epochs=3, beam=False, component=None, **system_options):
     """attardi trained from `seed` with exploration from the first epoch (p = 0.9), the cut
     of long Docs into segments (update_with_oracle_cut_size) and, with `beam`, spaCy's beam
-    update on every batch. Returns (losses per epoch, the model's bytes, the system)."""
+    update on every batch; `component`: more component settings. Returns (losses per epoch,
+    the model's bytes, the system)."""
     nlp = spacy.blank("xx")
     nlp.add_pipe("dynoracle_parser", config={
         "transition_system": "attardi", "oracle": "dynamic", "min_action_freq": 1,
         "system_options": {"degree": degree, **system_options},
         "explore_after_epochs": 0, "explore_prob": 0.9, "update_with_oracle_cut_size": 16,
-        "beam_width": 3 if beam else 1, "beam_update_prob": 1.0 if beam else 0.0})
+        "beam_width": 3 if beam else 1, "beam_update_prob": 1.0 if beam else 0.0,
+        **(component or {})})
     examples = training_examples(nlp.vocab, degree)
     losses = train(nlp, examples, epochs=epochs, seed=seed, batch=6)
     parser = nlp.get_pipe("dynoracle_parser")
@@ -90,19 +93,42 @@ GUARDS = {"default": {}, "tight": {"max_rho": 6, "budget": 3000}}
 @pytest.mark.parametrize("degree", [2, 3])
 def test_greedy_training_identical_in_every_cost_mode(degree, guard):
     runs = {mode: train_attardi(degree, exact_costs=mode, **GUARDS[guard])
-            for mode in (True, False, None)}
+            for mode in (True, False, "beam")}
     losses, weights, parser = runs[True]
-    for mode in (False, None):
+    for mode in (False, "beam"):
         assert runs[mode][0] == losses, mode
         assert runs[mode][1] == weights, mode
     # not vacuous: exploration left the oracle's paths, uncovered Docs were trained, and the
     # exact mode computed values the cheap one did not (more table combinations)
     assert parser.n_off_path > 0
-    stats, cheap = _stats(parser), _stats(runs[None][2])
+    stats, cheap = _stats(parser), _stats(runs["beam"][2])
     assert stats["docs_uncovered"] > 0
     assert stats["combos"] > cheap["combos"]
     if guard == "tight":
         assert stats["guard"] > 0 and stats["guard"] == cheap["guard"]
+
+
+# every other reader of the costs in greedy training: the explore rule "margin", the training
+# targets (each narrows the zero-cost set), the guard states left out of the loss
+# ("bounded_costs": "skip", which reads the guard status) and the cut along the static path
+TARGET_OPTIONS = {
+    "static": {"target": "static", "eager_root": True, "close_sentences": True,
+               "keep_sentences": True, "defer": "last", "bounded_costs": "skip",
+               "cut_path": "static"},
+    "model_best": {"target": "model_best", "defer": "repairs_last", "bounded_costs": "skip"},
+}
+
+
+@pytest.mark.parametrize("targets", sorted(TARGET_OPTIONS))
+def test_greedy_training_identical_with_every_target_option(targets):
+    options = {**GUARDS["tight"], **TARGET_OPTIONS[targets]}
+    component = {"explore_rule": "margin", "explore_margin": 0.5}
+    runs = {mode: train_attardi(3, component=component, exact_costs=mode, **options)
+            for mode in (True, False, "beam")}
+    for mode in (False, "beam"):
+        assert runs[mode][0] == runs[True][0] and runs[mode][1] == runs[True][1], mode
+    parser = runs["beam"][2]
+    assert parser.moves.n_bounded_skipped > 0 and parser.n_off_path > 0
 
 
 @pytest.mark.parametrize("degree", [2, 3])
@@ -118,6 +144,6 @@ def test_beam_training_default_reads_exact_values(degree):
 
 def test_identity_check_can_fail_with_another_seed():
     """Negative control of the greedy comparison: another seed, other weights and losses."""
-    one = train_attardi(2, seed=0, exact_costs=None)
-    other = train_attardi(2, seed=1, exact_costs=None)
+    one = train_attardi(2, seed=0)
+    other = train_attardi(2, seed=1)
     assert one[1] != other[1] and one[0] != other[0]

@@ -29,7 +29,7 @@ ORACLE_CASES = [
      ("projective", "multi-projective")),
     # attardi (issue 4): exact on every gold tree, covered or not (docs/systems/attardi.md);
     # "-full": the non-covered fallback without any buffer reduction (docs/specs/attardi.md §2.9).
-    # exact_costs=True: the values are checked here; training's default (null) gives the
+    # exact_costs=True: the values are checked here; training's default ("beam") gives the
     # exact zero-cost set only (test_attardi.py's test_lower_bound_mode_zero_set_exact)
     ("attardi2", "attardi", {"degree": 2, "exact_costs": True},
      ("projective", "nonprojective", "multi", "uncovered", "partial")),
