@@ -1013,10 +1013,10 @@ cdef class AttardiOracle:
                     if lo < hi:
                         # F(c) = 0 (fz): the zero-future successors, found exactly here, are
                         # the zero-cost set and this one is not among them (lo >= 1 above, or
-                        # δ above the best upper bound), so only its value is a bound: `lower`, not `guard`, as with
-                        # exact_costs=False, which takes the fz shortcut above (the same
-                        # zero-cost set and guard status in both modes: docs/systems/attardi.md,
-                        # "Cost values")
+                        # δ above the best upper bound), so only its value is a bound:
+                        # `lower`, not `guard`, as with exact_costs=False, which takes the fz
+                        # shortcut above (the same zero-cost set and guard status in both
+                        # modes: docs/systems/attardi.md, "Cost values")
                         if fz:
                             lower = True
                         else:

@@ -813,7 +813,7 @@ cdef class DynOracleSystem(TransitionSystem):
         sum (MaxViolation.cost). The greedy path (step_batch: cpu_log_loss, next_class, the
         training targets) and the cut path read only the zero-cost set. A system whose
         default costs are exact on the zero-cost set only makes them exact values inside
-        the block (attardi's exact_costs = null); default: nothing changes."""
+        the block (attardi's default exact_costs = "beam"); default: nothing changes."""
         return contextlib.nullcontext()
 
     def step_batch(self, states, golds, float[:, ::1] scores, float[:, ::1] d_scores,
