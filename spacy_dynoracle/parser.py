@@ -222,8 +222,10 @@ class DynOracleParser(LoadsConfigOverrides, ExplorationSchedule, DependencyParse
                 "beam_update_prob > 0 to train with the beam (0.5 is spaCy's beam_parser default).")
             self._warned_greedy_beam = True
         if self.cfg["beam_width"] >= 2 and numpy.random.random() < self.cfg["beam_update_prob"]:
-            return self.update_beam(examples, beam_width=self.cfg["beam_width"], sgd=sgd,
-                                    losses=losses, beam_density=self.cfg["beam_density"])
+            # the beam update reads cost values, not only the zero-cost set (beam_update_costs)
+            with self.moves.beam_update_costs():
+                return self.update_beam(examples, beam_width=self.cfg["beam_width"], sgd=sgd,
+                                        losses=losses, beam_density=self.cfg["beam_density"])
         max_moves = self.cfg["update_with_oracle_cut_size"]
         if max_moves >= 1:
             # Chop long sequences into segments that start on the oracle path, as spaCy does.

@@ -179,9 +179,20 @@ def test_training_and_simulator_share_the_cost_mode():
         assert sim.moves.oracle_.exact == exact
         sim.costs([1, 3, 1, 4, 4, 4, 4])
         assert sim.moves.oracle_.exact == exact
-    assert Simulator("attardi", 3).moves.oracle_.exact        # default: exact
-    with pytest.raises(ValueError):
-        Simulator("attardi", 3, exact_costs="yes")
+    # default ("beam", or null): the cheap mode for the greedy path, exact values for the
+    # beam update
+    for default in (Simulator("attardi", 3).moves, Simulator("attardi", 3, exact_costs=None).moves):
+        assert default.cfg["exact_costs"] in ("beam", None) and not default.oracle_.exact
+        with default.beam_update_costs():
+            assert default.oracle_.exact
+        assert not default.oracle_.exact
+    for exact in (True, False):         # as configured, beam or not
+        moves = Simulator("attardi", 3, exact_costs=exact).moves
+        with moves.beam_update_costs():
+            assert moves.oracle_.exact == exact
+    for bad in ("yes", 1, 0):
+        with pytest.raises(ValueError, match="exact_costs"):
+            Simulator("attardi", 3, exact_costs=bad)
 
 
 # ---- exhaustive node-level check of the oracle and of its [ext] bounds ----------------------
@@ -330,8 +341,8 @@ def test_oracle_stays_in_the_current_sentence():
         base = len(first) + 5 * s
         rest += [base + 1, base + 1, base + 1, base + 2, base + 3]
     heads = first + rest
-    sim = Simulator("attardi", len(heads))
-    alone = Simulator("attardi", len(first))
+    sim = Simulator("attardi", len(heads), exact_costs=True)
+    alone = Simulator("attardi", len(first), exact_costs=True)
     for a in ["SHIFT", "SHIFT", "SHIFT"]:
         sim.apply(a)
         alone.apply(a)

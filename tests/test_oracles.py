@@ -28,15 +28,20 @@ ORACLE_CASES = [
     ("arc_eager-goldberg-nivre", "arc_eager", {"oracle": "goldberg-nivre"},
      ("projective", "multi-projective")),
     # attardi (issue 4): exact on every gold tree, covered or not (docs/systems/attardi.md);
-    # "-full": the non-covered fallback without any buffer reduction (docs/specs/attardi.md §2.9)
-    ("attardi2", "attardi", {"degree": 2}, ("projective", "nonprojective", "multi", "uncovered", "partial")),
-    ("attardi3", "attardi", {"degree": 3}, ("projective", "nonprojective", "multi", "uncovered", "partial")),
-    ("attardi2-full", "attardi", {"degree": 2, "uncovered": "exact"}, ("nonprojective", "uncovered")),
+    # "-full": the non-covered fallback without any buffer reduction (docs/specs/attardi.md §2.9).
+    # exact_costs=True: the values are checked here; training's default ("beam") gives the
+    # exact zero-cost set only (test_attardi.py's test_lower_bound_mode_zero_set_exact)
+    ("attardi2", "attardi", {"degree": 2, "exact_costs": True},
+     ("projective", "nonprojective", "multi", "uncovered", "partial")),
+    ("attardi3", "attardi", {"degree": 3, "exact_costs": True},
+     ("projective", "nonprojective", "multi", "uncovered", "partial")),
+    ("attardi2-full", "attardi", {"degree": 2, "uncovered": "exact", "exact_costs": True},
+     ("nonprojective", "uncovered")),
     # "-table": without the [ext] upper bounds beyond the plain greedy completion, so that most
     # states that lost something go through the tabular search itself
-    ("attardi2-table", "attardi", {"degree": 2, "bounds": False},
+    ("attardi2-table", "attardi", {"degree": 2, "bounds": False, "exact_costs": True},
      ("projective", "nonprojective", "multi", "uncovered", "partial")),
-    ("attardi3-table", "attardi", {"degree": 3, "bounds": False},
+    ("attardi3-table", "attardi", {"degree": 3, "bounds": False, "exact_costs": True},
      ("projective", "nonprojective", "multi", "uncovered", "partial")),
     # easy_first (issue 22): cut at gold sentences, GN13's arc-decomposition cost on those
     # with complete projective gold, the inside-outside DP of easy_first_oracle.pyx on the

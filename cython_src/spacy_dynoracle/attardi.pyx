@@ -126,6 +126,22 @@ cdef class RightK:
         return RightK.do_k(st, 3, label)
 
 
+class ExactValues:
+    """Within the block the oracle computes exact cost values (Attardi.beam_update_costs);
+    its mode before is restored on exit, error or not."""
+    def __init__(self, AttardiOracle oracle):
+        self.oracle = oracle
+
+    def __enter__(self):
+        self.saved = self.oracle.exact
+        self.oracle.exact = True
+        return self
+
+    def __exit__(self, *exc):
+        self.oracle.exact = self.saved
+        return False
+
+
 cdef class Attardi(DynOracleSystem):
     """Attardi's system of degree 2 (default) or 3: SHIFT, LEFT_k, RIGHT_k, ROOT. Derives
     non-projective trees directly (no lifting)."""
@@ -136,7 +152,12 @@ cdef class Attardi(DynOracleSystem):
     # (33.5 ± 1.4 test LAS over 3 seeds vs 51.8 static); after 2 oracle epochs at p = 0.5:
     # 50.4 ± 0.6, and +1.9 test LAS on Latin-Perseus (docs/systems/attardi.md).
     default_schedule = (2, 0.5)
-    options = {"degree": 2, "uncovered": "local", "exact_costs": True, "prune": True,
+    # exact_costs: "beam" (default; null means it too) = exact cost values only where
+    # training reads them (the beam update, beam_update_costs), elsewhere exact_costs=False's
+    # costs, which give the same zero-cost sets and so the same greedy training for less
+    # oracle work (issue 23, docs/systems/attardi.md "Cost values"); true / false = always /
+    # never exact values
+    options = {"degree": 2, "uncovered": "local", "exact_costs": "beam", "prune": True,
                "budget": 200000, "max_rho": 20, "max_excess": 2, "max_ms": 0.0, "bounds": True}
     # degree declares LEFT_k / RIGHT_k up to k = degree (declare_moves); the others tune the oracle
     structural_options = DynOracleSystem.structural_options | {"degree"}
@@ -155,18 +176,20 @@ cdef class Attardi(DynOracleSystem):
         if unc not in UNCOVERED_POLICIES:
             raise ValueError(f"attardi: uncovered must be one of {UNCOVERED_POLICIES}, got {unc!r}")
         self.D = D
-        exact = options.get("exact_costs", True)
-        if exact is None:               # models saved before exact_costs was a bool
-            exact = True
-        if exact not in (True, False):
-            raise ValueError(f"attardi: exact_costs must be true or false, got {exact!r}")
-        # exact_costs: the same costs for training (set_costs, step_batch) and for the
-        # Simulator, so the brute force checks the very values training uses. True (default):
-        # exact costs. False: the exact zero-cost set, lower bounds >= 1 for the other moves
-        # (all spaCy's loss reads; docs/systems/attardi.md).
+        exact = options.get("exact_costs", "beam")
+        if exact is None:       # null: the default (also models saved when null meant true,
+            exact = "beam"      # which trains alike: "Cost values" in docs/systems/attardi.md)
+        if exact is not True and exact is not False and exact != "beam":
+            raise ValueError(f"attardi: exact_costs must be true, false or \"beam\", got {exact!r}")
+        # exact_costs: the same costs for greedy training (set_costs, step_batch) and for the
+        # Simulator, so the brute force checks the very values training uses. True: exact
+        # costs. False and "beam" (default): the exact zero-cost set, lower bounds >= 1 for
+        # the other moves, which is all greedy training reads; "beam" switches to exact
+        # values for the beam update (beam_update_costs), which reads them
+        # (docs/systems/attardi.md).
         self.oracle_ = AttardiOracle(D, root_ra1=True,
                                      prune=bool(options.get("prune", True)),
-                                     exact=exact,
+                                     exact=exact is True,
                                      uncovered_mode=1 if unc == "local" else 0,
                                      budget=int(options.get("budget", 200000)),
                                      max_m=int(options.get("max_rho", 20)),
@@ -195,6 +218,14 @@ cdef class Attardi(DynOracleSystem):
             return DynOracleSystem.get_oracle_sequence_from_state(self, state, gold, _debug)
         finally:
             self.oracle_.exact = exact
+
+    def beam_update_costs(self):
+        """Exact cost values during spaCy's beam update, which sums them (system_base's
+        beam_update_costs), when exact_costs is "beam" (the default); as configured
+        otherwise."""
+        if self.cfg.get("exact_costs") in (None, "beam"):
+            return ExactValues(self.oracle_)
+        return DynOracleSystem.beam_update_costs(self)
 
     def set_uncovered(self, policy):
         """How gold trees the system cannot derive are trained (docs/systems/attardi.md):

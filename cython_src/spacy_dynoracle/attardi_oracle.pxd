@@ -142,7 +142,7 @@ cdef class AttardiOracle:
     cdef int _guard(self, int T, int* out) noexcept nogil
     cdef int _cached(self, const AttGold* g, const int* stack, int ls, int b) noexcept nogil
     cdef void _store_cache(self, AttGold* g, const int* stack, int ls, int b, const int* want,
-                           const int* EF) noexcept nogil
+                           const int* EF, const int* out) noexcept nogil
     cdef void _tally(self, long combos) noexcept nogil
     cdef void _add(self, uint64_t key, int v) noexcept nogil
     cdef void _prepare_lost(self, const AttGold* g, const int* rho, int m, int l) noexcept nogil

@@ -1002,6 +1002,8 @@ cdef class AttardiOracle:
                         lo = 0
                     elif clean and self.use_bounds and lo < (hi if hi < ORC_INF else lim + 1):
                         lo += 1      # the greedy completion reaches |O| whenever F does
+                    if fz and lo == 0 and hi > 0 and lim >= 0:
+                        lo = 1       # F(c) = 0, greedy run: not zero-future, so F >= 1 (below)
                     if M >= 0 and M - base > lo:
                         lo = M - base
                     Llo[t] = base + lo
@@ -1009,7 +1011,16 @@ cdef class AttardiOracle:
                     if Lhi[t] < best_hi:
                         best_hi = Lhi[t]
                     if lo < hi:
-                        guarded = True
+                        # F(c) = 0 (fz): the zero-future successors, found exactly here, are
+                        # the zero-cost set and this one is not among them (lo >= 1 above, or
+                        # δ above the best upper bound), so only its value is a bound:
+                        # `lower`, not `guard`, as with exact_costs=False, which takes the fz
+                        # shortcut above (the same zero-cost set and guard status in both
+                        # modes: docs/systems/attardi.md, "Cost values")
+                        if fz:
+                            lower = True
+                        else:
+                            guarded = True
                         continue
                     EF[t] = lo
                 else:
@@ -1020,6 +1031,11 @@ cdef class AttardiOracle:
                         path = PATH_BOUND
                     if lo < hi and clean and self.use_bounds:
                         lo += 1      # the greedy completion reaches |O| whenever F does
+                    if fz and lo == 0 and hi > 0:
+                        # F(c) = 0 and this successor is not zero-future, so F >= 1: it is
+                        # no candidate for phase 0 (which exact_costs=False's fz shortcut
+                        # never runs either; matters only with bounds=False)
+                        lo = 1
                     if M >= 0 and M - base > lo:
                         lo = M - base
                     if (lo < hi and self.use_bounds and ls2 + e2 - b2 <= self.max_m and
@@ -1155,7 +1171,7 @@ cdef class AttardiOracle:
             M = -1      # (cannot happen: the cache holds exact values of this very state)
             self._left_budget = self.budget
         if clean:
-            self._store_cache(gm, stack, ls, b, want, EF)
+            self._store_cache(gm, stack, ls, b, want, EF, out)
         self.counts[path] += 1
         self.path_ms[path] += now_ms() - t_start
         self.last_path = path
@@ -1190,16 +1206,21 @@ cdef class AttardiOracle:
         return -1
 
     cdef void _store_cache(self, AttGold* g, const int* stack, int ls, int b, const int* want,
-                           const int* EF) noexcept nogil:
+                           const int* EF, const int* out) noexcept nogil:
         """Keep in the gold the exact F (words before the first cut) of this state's
-        successors, for the next state of the same document ([ext])."""
+        zero-cost successors, for the next state of the same document ([ext]). Only those:
+        the exact values of suboptimal successors exist with exact costs only, and a cached
+        F feeds the next state's bounds, search caps and so its guard (costs()), so caching
+        them would make the zero-cost set of guard states depend on exact_costs; this way
+        exact_costs changes the values of suboptimal moves and nothing else
+        (docs/systems/attardi.md, "Cost values")."""
         cdef int t, ls2, b2, h, d, i
         cdef int p = 0
         g.cache_len = 0
         if g.cache == NULL:
             return
         for t in range(2 * self.D + 1):
-            if want[t] and EF[t] >= 0:
+            if want[t] and EF[t] >= 0 and out[t] == 0:
                 self.apply(t, stack, ls, b, self._st2.data(), &ls2, &b2, &h, &d)
                 g.cache[p] = EF[t]
                 g.cache[p + 1] = b2

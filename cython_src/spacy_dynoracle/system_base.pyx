@@ -9,6 +9,7 @@ moves most systems share (Shift, RootArc), the labelled class table built from t
 table, gold construction, cost normalisation, validity, the exploration step used by
 training, and annotation of the Doc. docs/architecture.md shows how the pieces fit.
 """
+import contextlib
 from collections import Counter
 
 import numpy
@@ -803,6 +804,17 @@ cdef class DynOracleSystem(TransitionSystem):
             history.append(choice)
             self.c[choice].do(state.c, self.c[choice].label)
         return history
+
+    def beam_update_costs(self):
+        """A context manager around spaCy's beam update (DynOracleParser.update), the one
+        training path that reads cost values and not only "cost <= 0": thinc's Beam sums
+        the costs along each history (state.loss = parent.loss + cost) and spaCy's
+        _beam_utils.update_beam scales the max-violation gradient by the predicted history's
+        sum (MaxViolation.cost). The greedy path (step_batch: cpu_log_loss, next_class, the
+        training targets) and the cut path read only the zero-cost set. A system whose
+        default costs are exact on the zero-cost set only makes them exact values inside
+        the block (attardi's default exact_costs = "beam"); default: nothing changes."""
+        return contextlib.nullcontext()
 
     def step_batch(self, states, golds, float[:, ::1] scores, float[:, ::1] d_scores,
                    const unsigned char[::1] follow_oracle, unsigned char[::1] seen,
