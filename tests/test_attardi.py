@@ -9,7 +9,7 @@ from spacy.training import Example
 from spacy.vocab import Vocab
 
 from bruteforce import (BruteForce, assert_contiguous_sentences, random_forest, random_state,
-                        sample_states)
+                        sample_states, static_sequence)
 from spacy_dynoracle import load_compiled
 from spacy_dynoracle.testing import Simulator
 
@@ -454,6 +454,55 @@ def _uncovered_tree(D):
         heads = random_forest(6, rng, "nonprojective")
         if BruteForce(heads).minloss(Simulator("attardi", 6, degree=D)) > 0:
             return heads
+
+
+# ---- the static oracle on gold the system cannot build (issue 19) ---------------------------
+def _gold_it_cannot_build(rng, D, kind):
+    """A random gold the canonical static policy does not derive: a non-projective tree
+    ("nonprojective") or a forest of 2-3 sentences ("multi") that is not covered, or a forest
+    with ~30% unknown heads ("partial")."""
+    while True:
+        if kind == "partial":
+            heads = random_forest(rng.randint(4, 7), rng,
+                                  rng.choice(["projective", "nonprojective", "multi"]))
+            heads = [-1 if rng.random() < 0.3 else h for h in heads]
+            if -1 in heads:
+                return heads
+            continue
+        heads = random_forest(rng.randint(4, 7) if kind == "nonprojective" else rng.randint(7, 9),
+                              rng, kind)
+        if not Simulator("attardi", len(heads), degree=D).moves.is_covered(heads):
+            return heads
+
+
+def _wrong_heads(built, gold):
+    return sum(g >= 0 and h != g for h, g in zip(built, gold))
+
+
+@pytest.mark.parametrize("D", [2, 3])
+def test_static_oracle_is_optimal_on_gold_it_cannot_build(D):
+    """oracle="static" on gold the canonical policy cannot derive: one target per state
+    (static_sequence asserts it) and a path that ends with the fewest wrong heads the brute
+    force finds, in contiguous sentences. Negative control: the canonical policy alone (the
+    static oracle before issue 19's fix) ends above that minimum on many of the same golds:
+    it SHIFTs past a word it cannot attach and closes the sentences with RIGHT."""
+    rng = random.Random(19)
+    names = load_compiled("system_base").MOVE_NAMES
+    golds = [(kind, _gold_it_cannot_build(rng, D, kind))
+             for kind in ("nonprojective", "multi", "partial") for _ in range(20)]
+    best = [BruteForce(gold).minloss(Simulator("attardi", len(gold), degree=D)) for _, gold in golds]
+    for (kind, gold), least in zip(golds, best):
+        built, _ = static_sequence("attardi", gold, degree=D)
+        assert _wrong_heads(built, gold) == least, f"{kind} gold={gold} static built {built}"
+        assert_contiguous_sentences(built)
+    above = {"nonprojective": 0, "multi": 0, "partial": 0}
+    for (kind, gold), least in zip(golds, best):
+        sim = Simulator("attardi", len(gold), degree=D)
+        while not sim.is_final():
+            sim.apply(names[sim.moves._sim_canonical_move(sim.state, sim._gold(gold, None))])
+        assert _wrong_heads(sim.heads(), gold) >= least
+        above[kind] += _wrong_heads(sim.heads(), gold) > least
+    assert min(above.values()) >= 5, above
 
 
 # ---- the component inside spaCy ----------------------------------------------------------

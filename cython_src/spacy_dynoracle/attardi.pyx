@@ -26,7 +26,7 @@ from .system_base cimport (
     DynOracleSystem, DynGold, GoldC, SHIFT, LEFT, RIGHT, ROOT, LEFT_2, RIGHT_2,
     LEFT_3, RIGHT_3, N_MOVES, AT_S0, AT_S1, AT_S2, AT_S3, DIRECTION_FROM_ENDS,
     NONPROJECTIVE_MOVE, left_move, right_move,
-    VIRTUAL_ROOT_NODE, word_node, shift_else_reduce,
+    VIRTUAL_ROOT_NODE, word_node, shift_else_reduce, first_optimal_move,
 )
 from .attardi_oracle cimport (
     AttardiOracle, OracleGold, AttGold, ORC_MAX_T, PATH_GUARD,
@@ -301,9 +301,10 @@ cdef class Attardi(DynOracleSystem):
             cost[right_move(k)] = out[2 * k]
         cost[ROOT] = out[2]
 
-    cdef int static_move(self, const StateC* st, const GoldC* g) noexcept nogil:
-        """Cohen et al.'s canonical static oracle (docs/specs/attardi.md §1.3): attach as soon as
-        the dependent is complete, LEFT_k before RIGHT_k, smaller k first, else SHIFT."""
+    cdef int canonical_move(self, const StateC* st, const GoldC* g) noexcept nogil:
+        """Cohen et al.'s canonical static policy (docs/specs/attardi.md §1.3): attach as soon as
+        the dependent is complete, LEFT_k before RIGHT_k, smaller k first, else SHIFT. It derives
+        every covered gold tree and only those."""
         cdef int valid[N_MOVES]
         cdef int d = st.stack_depth()
         cdef int s0 = st.S(0)
@@ -322,6 +323,36 @@ cdef class Attardi(DynOracleSystem):
                     if d >= k + 1 and g.heads[s0] == st.S(k):
                         return right_move(k)
         return shift_else_reduce(valid)
+
+    cdef int static_move(self, const StateC* st, const GoldC* g) noexcept nogil:
+        """The static oracle's move: the canonical policy's (canonical_move) on gold it derives
+        (AttGold.covered); on any other gold (not covered, or unknown heads) the canonical move
+        where the exact oracle finds it optimal, else the first optimal move in the order
+        LEFT_1..D, RIGHT_1..D, ROOT, SHIFT. On such gold the canonical policy gets stuck (a
+        word whose gold arc it cannot build never completes, so its head never attaches), and
+        it then SHIFTs past the sentence end and closes it with RIGHT: on Latin-Perseus train
+        its path merges a third of the sentences of those Docs, every state after that a
+        wrong target (docs/systems/attardi.md, "Static oracle", issue 19)."""
+        cdef int valid[N_MOVES]
+        cdef weight_t cost[N_MOVES]
+        cdef int m = self.canonical_move(st, g)
+        cdef int i
+        if g.extra != NULL and (<const AttGold*>g.extra).covered:
+            return m
+        self.move_validity(st, valid)
+        self.move_costs(st, g, valid, cost)
+        if m >= 0 and valid[m]:
+            for i in range(N_MOVES):
+                if valid[i] and cost[i] < cost[m]:
+                    break
+            else:
+                return m
+        return first_optimal_move(valid, cost, self.D)
+
+    def _sim_canonical_move(self, StateClass state, DynGold gold):
+        """The canonical policy's unlabelled move id (canonical_move), for the tests: the
+        static oracle without its fallback on gold the system cannot build."""
+        return self.canonical_move(state.c, &gold.c)
 
     # ---- gold ------------------------------------------------------------------------
     def _oracle_gold(self, heads):

@@ -42,7 +42,7 @@ from .system_base cimport (
     DynOracleSystem, DynGold, GoldC, SHIFT, LEFT, RIGHT, ROOT, LEFT_2, RIGHT_2, LEFT_3,
     RIGHT_3, N_MOVES, AT_S0, AT_SYSTEM, LEFTWARD, RIGHTWARD, left_move, right_move,
     VIRTUAL_ROOT_NODE, word_node,
-    pop_as_root,
+    pop_as_root, first_optimal_move,
 )
 from .lr_spine_oracle cimport (
     LRSGold, LRSElem, LRSWork, LRS_INF, LRS_MAXK, LRSpineGold,
@@ -387,27 +387,12 @@ cdef class LRSpine(DynOracleSystem):
     cdef int static_move(self, const StateC* st, const GoldC* g) noexcept nogil:
         """Attach as soon as possible (docs/specs/lr_spine_and_arc_standard.md §2.7), made safe
         for the cap: the first move of LEFT_1..K, RIGHT_1..K, ROOT, SHIFT whose exact cost is
-        0."""
+        0 (first_optimal_move)."""
         cdef int valid[N_MOVES]
         cdef weight_t cost[N_MOVES]
-        cdef int k, m, best = -1
         self.move_validity(st, valid)
         self.move_costs(st, g, valid, cost)
-        for k in range(1, self.K + 1):
-            if valid[left_move(k)] and cost[left_move(k)] == 0:
-                return left_move(k)
-        for k in range(1, self.K + 1):
-            if valid[right_move(k)] and cost[right_move(k)] == 0:
-                return right_move(k)
-        if valid[ROOT] and cost[ROOT] == 0:
-            return ROOT
-        if valid[SHIFT] and cost[SHIFT] == 0:
-            return SHIFT
-        # preset sentence starts can make every valid move costly: the cheapest
-        for m in range(N_MOVES):
-            if valid[m] and (best < 0 or cost[m] < cost[best]):
-                best = m
-        return best
+        return first_optimal_move(valid, cost, self.K)
 
     def oracle_stats(self):
         """States whose costs came from the oracle, and how many of them used each DP

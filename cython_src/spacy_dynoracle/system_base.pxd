@@ -217,6 +217,29 @@ cdef inline int shift_else_reduce(const int* valid) noexcept nogil:
     return LEFT if valid[LEFT] else -1
 
 
+cdef inline int first_optimal_move(const int* valid, const weight_t* cost, int K) noexcept nogil:
+    """Attach as soon as an optimal attachment exists: the first valid move of cost 0 in the
+    order LEFT_1..K, RIGHT_1..K, ROOT, SHIFT; if none (preset sentence starts can make every
+    valid move costly), the cheapest valid move; -1 if none is valid. The static oracle of
+    the systems whose canonical policy needs the exact costs: lr_spine always, attardi on gold
+    it cannot build (docs/systems/attardi.md, "Static oracle")."""
+    cdef int k, m, best = -1
+    for k in range(1, K + 1):
+        if valid[left_move(k)] and cost[left_move(k)] == 0:
+            return left_move(k)
+    for k in range(1, K + 1):
+        if valid[right_move(k)] and cost[right_move(k)] == 0:
+            return right_move(k)
+    if valid[ROOT] and cost[ROOT] == 0:
+        return ROOT
+    if valid[SHIFT] and cost[SHIFT] == 0:
+        return SHIFT
+    for m in range(N_MOVES):
+        if valid[m] and (best < 0 or cost[m] < cost[best]):
+            best = m
+    return best
+
+
 cdef class DynOracleSystem(TransitionSystem):
     cdef MoveDef move_table[N_MOVES]
     cdef readonly bint use_static
