@@ -169,14 +169,16 @@ cdef class Attardi(DynOracleSystem):
 
     def __init__(self, strings, labels_by_action=None, min_freq=None, *, projectivize=None,
                  oracle="dynamic", **options):
-        D = int(options.get("degree", 2))
+        # the defaults are the ones declared in Attardi.options, read from there only
+        opt = {**self.options, **options}
+        D = int(opt["degree"])
         if D not in (2, 3):
             raise ValueError(f"attardi: degree must be 2 or 3, got {D}")
-        unc = options.get("uncovered", "local")
+        unc = opt["uncovered"]
         if unc not in UNCOVERED_POLICIES:
             raise ValueError(f"attardi: uncovered must be one of {UNCOVERED_POLICIES}, got {unc!r}")
         self.D = D
-        exact = options.get("exact_costs", "beam")
+        exact = opt["exact_costs"]
         if exact is None:       # null: the default (also models saved when null meant true,
             exact = "beam"      # which trains alike: "Cost values" in docs/systems/attardi.md)
         if exact is not True and exact is not False and exact != "beam":
@@ -188,17 +190,17 @@ cdef class Attardi(DynOracleSystem):
         # values for the beam update (beam_update_costs), which reads them
         # (docs/systems/attardi.md).
         self.oracle_ = AttardiOracle(D, root_ra1=True,
-                                     prune=bool(options.get("prune", True)),
+                                     prune=bool(opt["prune"]),
                                      exact=exact is True,
                                      uncovered_mode=1 if unc == "local" else 0,
-                                     budget=int(options.get("budget", 200000)),
-                                     max_m=int(options.get("max_rho", 20)),
+                                     budget=int(opt["budget"]),
+                                     max_m=int(opt["max_rho"]),
                                      # a wall-clock cut makes costs, and so the trained
                                      # model, depend on machine load: off by default, the
                                      # count budgets above bound the work (issue 20)
-                                     max_ms=float(options.get("max_ms", 0.0)),
-                                     use_bounds=bool(options.get("bounds", True)),
-                                     max_excess=int(options.get("max_excess", 2)))
+                                     max_ms=float(opt["max_ms"]),
+                                     use_bounds=bool(opt["bounds"]),
+                                     max_excess=int(opt["max_excess"]))
         self.doc_counts = {"covered": 0, "uncovered": 0, "skipped": 0, "partial": 0}
         if projectivize:
             raise ValueError("attardi derives non-projective trees: projectivize must be false")
