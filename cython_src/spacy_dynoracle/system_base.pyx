@@ -784,6 +784,12 @@ cdef class DynOracleSystem(TransitionSystem):
         class."""
         if self.cfg.get("cut_path", "first") != "static" or self.use_static:
             return TransitionSystem.get_oracle_sequence_from_state(self, state, gold, _debug)
+        return self.static_oracle_sequence(state, gold)
+
+    def static_oracle_sequence(self, StateClass state, gold):
+        """The cut path of cut_path="static" (get_oracle_sequence_from_state): the static
+        oracle's move where one of its classes is optimal, else the first zero-cost class;
+        attardi takes it on gold it cannot build whatever cut_path says."""
         cdef DynGold g = gold
         cdef int n = self.n_moves
         cdef Pool mem = Pool()
