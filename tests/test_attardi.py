@@ -505,6 +505,52 @@ def test_static_oracle_is_optimal_on_gold_it_cannot_build(D):
     assert min(above.values()) >= 5, above
 
 
+
+@pytest.mark.parametrize("D", [2, 3])
+def test_cut_path_stays_optimal_on_gold_it_cannot_build(D):
+    """get_oracle_sequence_from_state, the path spaCy's update cuts Docs into segments along
+    (every state on it may start one): on gold the system cannot build it takes the static
+    path, so every state on it still reaches the brute force's fewest wrong heads. The search
+    budget is small (budget=100) so that the guard, whose bounds make SHIFT cost 0 where it
+    is not optimal, trips on these small trees where the search is largest, as the default
+    budget does on long Docs. (With a guard that trips everywhere, budget=0, the static path
+    drifts too: docs/systems/attardi.md, "Cut path on gold it cannot build".) Covered gold
+    keeps spaCy's path (first zero-cost class), class for class. Negative control: spaCy's
+    path on the same uncovered golds drifts off every optimal path on several (issue 19)."""
+    from spacy.pipeline._parser_internals.transition_system import TransitionSystem
+
+    rng = random.Random(13)
+    drifted = guards = 0
+    for kind in ("nonprojective", "multi", "partial"):
+        for _ in range(25):
+            gold = _gold_it_cannot_build(rng, D, kind)
+            sim = Simulator("attardi", len(gold), degree=D, budget=100)
+            g = sim._gold(gold, None)
+            bf = BruteForce(gold)
+            least = bf.minloss(sim)
+            path = sim.moves.get_oracle_sequence_from_state(sim.state.copy(), g)
+            for clas in path:
+                assert bf.minloss(sim) == least, f"{kind} gold={gold} off at {sim!r}"
+                sim.moves._sim_apply(sim.state, clas)
+            assert sim.is_final() and _wrong_heads(sim.heads(), gold) == least, (kind, gold)
+            guards += sim.moves.oracle_stats()["guard"]
+            spacy_path = TransitionSystem.get_oracle_sequence_from_state(
+                sim.moves, Simulator("attardi", len(gold), degree=D, budget=100).state, g)
+            ref = Simulator("attardi", len(gold), degree=D, budget=100)
+            for clas in spacy_path:
+                ref.moves._sim_apply(ref.state, clas)
+            drifted += _wrong_heads(ref.heads(), gold) > least
+    assert guards > 0 and drifted >= 3, (guards, drifted)
+    for _ in range(20):
+        gold = random_forest(rng.randint(4, 9), rng, rng.choice(["projective", "nonprojective", "multi"]))
+        sim = Simulator("attardi", len(gold), degree=D, budget=100)
+        if not sim.moves.is_covered(gold):
+            continue
+        g = sim._gold(gold, None)
+        assert (sim.moves.get_oracle_sequence_from_state(sim.state.copy(), g)
+                == TransitionSystem.get_oracle_sequence_from_state(sim.moves, sim.state.copy(), g))
+
+
 # ---- the component inside spaCy ----------------------------------------------------------
 def _nlp(**config):
     import spacy

@@ -761,9 +761,9 @@ def test_cut_path_follows_the_static_move_where_it_is_optimal(system, options):
     """get_oracle_sequence_from_state, the path spaCy's update cuts Docs along: every move on
     it costs 0 under the exact costs; with cut_path="first" it is spaCy's first zero-cost
     class in class order, with cut_path="static" the static oracle's move wherever one of
-    its classes costs 0. On multi-sentence gold the spaCy order leaves finished sentences
-    open on the stack (SHIFT is class 0) in systems that let a root wait; the static path
-    does so less often."""
+    its classes costs 0 (attardi: on gold it cannot build, whatever cut_path says). On
+    multi-sentence gold the spaCy order leaves finished sentences open on the stack (SHIFT
+    is class 0) in systems that let a root wait; the static path does so less often."""
     rng = random.Random(15)
     differ = 0
     open_first = open_static = 0
@@ -781,7 +781,11 @@ def test_cut_path_follows_the_static_move_where_it_is_optimal(system, options):
                 zero = [sim._class_name(i) for i in range(sim.moves.n_moves)
                         if sim._class_name(i) in costs and costs[sim._class_name(i)] <= 0]
                 assert costs[name] <= 0, (system, gold, cut_path, name, costs)
-                if cut_path == "first":
+                # attardi takes the static path on gold it cannot build whatever cut_path
+                # says (test_cut_path_stays_optimal_on_gold_it_cannot_build in test_attardi)
+                static_path = cut_path == "static" or (system == "attardi"
+                                                       and not sim.moves.is_covered(gold))
+                if not static_path:
                     assert name == zero[0]
                 else:
                     move = sim.static_move(gold)

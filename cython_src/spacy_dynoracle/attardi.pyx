@@ -35,6 +35,12 @@ from .attardi_oracle cimport (
 UNCOVERED_POLICIES = ("local", "exact", "skip")
 
 
+cdef inline bint gold_is_covered(const GoldC* g) noexcept nogil:
+    """The gold tree is one the system derives (AttGold.covered): not for gold without oracle
+    data or with unknown heads. static_move and the cut path treat other gold apart."""
+    return g.extra != NULL and (<const AttGold*>g.extra).covered
+
+
 cdef inline bint complete(const StateC* st, const GoldC* g, int x) noexcept nogil:
     """Every gold dependent of x is attached already (docs/specs/attardi.md §1.3)."""
     for j in range(g.kid_start[x], g.kid_start[x + 1]):
@@ -213,10 +219,19 @@ cdef class Attardi(DynOracleSystem):
 
     def get_oracle_sequence_from_state(self, StateClass state, gold, _debug=None):
         """spaCy's zero-cost path (it cuts long documents into segments with it). Only the
-        zero-cost set matters here, which exact_costs=False gives exactly for less."""
+        zero-cost set matters here, which exact_costs=False gives exactly for less. On gold
+        the system cannot build it is the static path (static_oracle_sequence) whatever
+        cut_path says: there the guard's bounds let SHIFT cost 0 where it is not optimal,
+        and spaCy's first-zero-cost path (SHIFT is class 0) drifts off every optimal path,
+        so later segments start in states that already lost arcs (Latin-Perseus train,
+        degree 2: 2,427 wrong heads at the end against 225; docs/systems/attardi.md, "Cut
+        path on gold it cannot build", issue 19). Covered gold keeps the configured path."""
+        cdef DynGold g = gold
         cdef bint exact = self.oracle_.exact
         self.oracle_.exact = False
         try:
+            if not self.use_static and not gold_is_covered(&g.c):
+                return self.static_oracle_sequence(state, gold)
             return DynOracleSystem.get_oracle_sequence_from_state(self, state, gold, _debug)
         finally:
             self.oracle_.exact = exact
@@ -339,7 +354,7 @@ cdef class Attardi(DynOracleSystem):
         cdef weight_t cost[N_MOVES]
         cdef int m = self.canonical_move(st, g)
         cdef int i
-        if g.extra != NULL and (<const AttGold*>g.extra).covered:
+        if gold_is_covered(g):
             return m
         self.move_validity(st, valid)
         self.move_costs(st, g, valid, cost)

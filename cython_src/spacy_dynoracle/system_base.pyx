@@ -55,7 +55,8 @@ COMMON_OPTIONS = {
     "defer": "free",
     # the zero-cost path spaCy's update cuts long Docs along (segment start states, see
     # get_oracle_sequence_from_state): the first zero-cost class in class order, as spaCy
-    # ("first"), or the static oracle's move where it is optimal ("static")
+    # ("first"), or the static oracle's move where it is optimal ("static"); attardi takes
+    # "static" on gold it cannot build either way (docs/systems/attardi.md)
     "cut_path": "first",
     # states whose costs are only bounds (an oracle's guard when the exact search would
     # exceed its budget: attardi's, lr_spine's, arc_standard's when a gold arc crosses its
@@ -784,6 +785,12 @@ cdef class DynOracleSystem(TransitionSystem):
         class."""
         if self.cfg.get("cut_path", "first") != "static" or self.use_static:
             return TransitionSystem.get_oracle_sequence_from_state(self, state, gold, _debug)
+        return self.static_oracle_sequence(state, gold)
+
+    def static_oracle_sequence(self, StateClass state, gold):
+        """The cut path of cut_path="static" (get_oracle_sequence_from_state): the static
+        oracle's move where one of its classes is optimal, else the first zero-cost class;
+        attardi takes it on gold it cannot build whatever cut_path says."""
         cdef DynGold g = gold
         cdef int n = self.n_moves
         cdef Pool mem = Pool()
