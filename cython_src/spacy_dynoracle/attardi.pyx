@@ -132,15 +132,18 @@ cdef class RightK:
         return RightK.do_k(st, 3, label)
 
 
-class ExactValues:
-    """Within the block the oracle computes exact cost values (Attardi.beam_update_costs);
-    its mode before is restored on exit, error or not."""
-    def __init__(self, AttardiOracle oracle):
+class CostValues:
+    """Within the block the oracle computes exact cost values (exact=True: the beam update,
+    Attardi.beam_update_costs) or the zero-cost set with lower bounds (exact=False: the cut
+    path, which reads only the zero-cost set); its mode before is restored on exit, error or
+    not."""
+    def __init__(self, AttardiOracle oracle, bint exact):
         self.oracle = oracle
+        self.exact = exact
 
     def __enter__(self):
         self.saved = self.oracle.exact
-        self.oracle.exact = True
+        self.oracle.exact = self.exact
         return self
 
     def __exit__(self, *exc):
@@ -227,21 +230,17 @@ cdef class Attardi(DynOracleSystem):
         degree 2: 2,427 wrong heads at the end against 225; docs/systems/attardi.md, "Cut
         path on gold it cannot build", issue 19). Covered gold keeps the configured path."""
         cdef DynGold g = gold
-        cdef bint exact = self.oracle_.exact
-        self.oracle_.exact = False
-        try:
+        with CostValues(self.oracle_, False):
             if not self.use_static and not gold_is_covered(&g.c):
                 return self.static_oracle_sequence(state, gold)
             return DynOracleSystem.get_oracle_sequence_from_state(self, state, gold, _debug)
-        finally:
-            self.oracle_.exact = exact
 
     def beam_update_costs(self):
         """Exact cost values during spaCy's beam update, which sums them (system_base's
         beam_update_costs), when exact_costs is "beam" (the default); as configured
         otherwise."""
         if self.cfg.get("exact_costs") in (None, "beam"):
-            return ExactValues(self.oracle_)
+            return CostValues(self.oracle_, True)
         return DynOracleSystem.beam_update_costs(self)
 
     def set_uncovered(self, policy):
