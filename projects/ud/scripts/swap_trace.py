@@ -180,6 +180,13 @@ def analyse_run(folder: Path, split: str, gold_cache: dict):
     out["gold_swaps"] = gold_cache[key]
 
     batch, records = parse_traced(parser, oracles, preds, golds)
+    # the stepped loop must make the parse the pipeline makes (its C loop, parser.predict)
+    out["matches_pipeline"] = all(
+        parser.moves._sim_heads(a) == parser.moves._sim_heads(b)
+        and sorted((x["child"], x["label"]) for x in a.arcs) == sorted((x["child"], x["label"]) for x in b.arcs)
+        for a, b in zip(batch, parser.predict(preds)))
+    if not out["matches_pipeline"]:
+        raise SystemExit(f"{folder}: the stepped parse differs from the pipeline's")
     # per Doc: the step each word got its head, the SWAPs each word took part in
     attached = [dict() for _ in preds]
     swapped_at = [dict() for _ in preds]
@@ -238,7 +245,7 @@ def analyse_run(folder: Path, split: str, gold_cache: dict):
                 l1[bucket][2] += in_sentence
     out["length1"] = l1
     oracles.restore()
-    return out, (nlp, parser, oracles)
+    return out
 
 
 def train_side(folder: Path, n_docs: int, seed=0):
@@ -306,7 +313,7 @@ def main(argv=None):
     cache, results = {}, []
     for run in args.runs.split(","):
         folder = args.output / args.treebank / args.pipeline / run
-        res, _ = analyse_run(folder, args.split, cache)
+        res = analyse_run(folder, args.split, cache)
         if args.train_docs:
             res["train"] = train_side(folder, args.train_docs)
         results.append(res)
