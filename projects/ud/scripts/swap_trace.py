@@ -22,7 +22,9 @@ state and gold, through the compiled code training uses. Printed (markdown):
   following the oracle (the best-scoring zero-cost class, as training with follow_oracle)
   and by following the model (exploration), the zero-cost set greedy training uses and the
   share of spaCy's gold distribution (the model's softmax restricted to the zero-cost set,
-  cpu_log_loss) and of a uniform one on SWAP, split by whether the LAZY oracle swaps there.
+  cpu_log_loss) and of a uniform one on SWAP, split by whether the LAZY oracle swaps there,
+  and how often the static move that target="static" narrows to (static_move under the
+  dynamic oracle: the system option static_swaps, EAGER by default) is a SWAP.
 """
 import argparse
 import json
@@ -267,18 +269,19 @@ def train_side(folder: Path, n_docs: int, seed=0):
         acc = {k: 0.0 for k in ("states", "swap_zero", "swap_zero_lazy_not", "lazy_not_states",
                                 "mass_lazy_not", "uniform_lazy_not", "mass_lazy_swaps",
                                 "lazy_swaps_states", "other_zero_with_swap",
-                                "swap_only_zero", "eager_swaps", "eager_swaps_lazy_not",
-                                "eager_swaps_zero")}
+                                "swap_only_zero", "static_move_swaps",
+                                "static_move_swaps_lazy_not", "static_move_swaps_zero")}
         for d, state, s, choice, valid, _, top, step in records:
             valid, costs = oracles.costs(state, golds[d], training=True)
             zero = valid & (costs <= 0)
             lazy_swaps = oracles.static(state, golds[d], "static-lazy") == SWAP
             swap_zero = bool(zero[oracles.swap_classes].any())
-            # the static move target="static" narrows to in the dynamic mode (EAGER)
-            eager_swaps = oracles.static(state, golds[d], "dynamic") == SWAP
-            acc["eager_swaps"] += eager_swaps
-            acc["eager_swaps_lazy_not"] += eager_swaps and not lazy_swaps
-            acc["eager_swaps_zero"] += eager_swaps and swap_zero
+            # the static move target="static" narrows to under the dynamic oracle (the
+            # system option static_swaps: EAGER's rule by default)
+            target_swaps = oracles.static(state, golds[d], "dynamic") == SWAP
+            acc["static_move_swaps"] += target_swaps
+            acc["static_move_swaps_lazy_not"] += target_swaps and not lazy_swaps
+            acc["static_move_swaps_zero"] += target_swaps and swap_zero
             p = numpy.exp(s - s[valid].max()) * zero
             mass = p[oracles.swap_classes].sum() / p.sum()
             uniform = zero[oracles.swap_classes].sum() / zero.sum()
