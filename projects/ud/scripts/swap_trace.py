@@ -37,7 +37,7 @@ from udproj import PROJECT, split_sources, train_source, treebank_files
 from spacy_dynoracle.evaluate import base_label
 from spacy_dynoracle.system_base import MOVE_CODES, MOVE_NAMES
 
-SHIFT, SWAP = MOVE_NAMES.index("SHIFT"), MOVE_NAMES.index("SWAP")
+SWAP = MOVE_NAMES.index("SWAP")
 
 
 def load(folder: Path):
@@ -86,12 +86,12 @@ class Oracles:
         return gold
 
     def gold_of_heads(self, heads):
+        """An unlabelled gold of these heads (a parse's), with the oracle data EAGER and
+        LAZY read."""
         from spacy_dynoracle.system_base import DynGold
 
-        self.moves.set_oracle("static-lazy")
         gold = DynGold(list(heads), [0] * len(heads))
         self.moves.attach_oracle(gold)
-        self.moves.set_oracle("dynamic")
         return gold
 
     def costs(self, state, gold, training=False):
@@ -122,13 +122,12 @@ class Oracles:
 
 
 def parse_traced(parser, oracles, preds, golds_by_doc, follow="model", rng=None, p_model=1.0):
-    """Greedy parse of `preds` stepped here (python_step_loop's loop with the choice made
-    here). follow="model": the best valid class; "oracle": the best-scoring zero-cost class
-    (the training step with follow_oracle), or the model's with probability p_model.
-    Yields one record per step: (doc index, state, scores row, chosen class, stack top two,
-    step number)."""
-    from spacy_dynoracle.testing import python_step_loop  # noqa: F401 (the loop mirrored)
-
+    """Greedy parse of `preds` stepped here (testing.python_step_loop's loop, with the
+    choice made here). follow="model": the best valid class; "oracle": the best-scoring
+    zero-cost class (the training step with follow_oracle), or the model's with probability
+    p_model. Returns (the final states, one record per move: (doc index, the state before
+    it, its scores, the class taken, validity and dynamic cost per class, the stack's top
+    two words, the round of the batch loop: a Doc's moves in order))."""
     moves = parser.moves
     batch = moves.init_batch(preds)
     step_model = parser.model.predict(preds)
