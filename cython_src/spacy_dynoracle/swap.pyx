@@ -230,9 +230,10 @@ cdef class SwapSystem(DynOracleSystem):
     # oracles (target="static" and cut_path="static" narrow the zero-cost set to it): BN15's
     # EAGER ("eager", the rule of Alg. 1) or LAZY ("lazy"). EAGER swaps wherever s1 and s0 are
     # inverted in the projective order, LAZY only once s0's maximal projective component is
-    # built: 3x fewer swaps on the UD training sets, and in 0.4% (Hungarian) to 1.9% (Latin)
-    # of the training states EAGER's SWAP is the target where LAZY shifts
-    # (docs/systems/swap.md, "Spurious swaps, measured"). The static oracles keep their own.
+    # built: 2-5x fewer swaps on the UD training sets; with target="static", EAGER's SWAP is
+    # the only target in 0.8% (Hungarian) to 3.5% (Latin) of the training states where LAZY
+    # does not swap (docs/systems/swap.md, "Spurious swaps, measured"). The static oracles
+    # keep their own.
     options = {"exact_live": 5, "exact_budget": 20000, "minimal_budget": 200000,
                "region_nd_all": True, "tail_memo": True, "static_swaps": "eager"}
 
