@@ -341,6 +341,43 @@ def test_training_path_has_zero_cost_moves():
         assert sim.heads() == gold
 
 
+def target_walk_swaps(gold, static_swaps):
+    """Follow the training target of target="static" (the dynamic oracle's zero-cost set
+    narrowed to the static move, Simulator.training_costs) from the start, asserting it is
+    one labelled class in every state: (the heads built, the SWAPs taken)."""
+    labels = ["ROOT" if h == i else "a" for i, h in enumerate(gold)]
+    sim = Simulator("swap", len(gold), labels=["a"], target="static", static_swaps=static_swaps)
+    swaps = 0
+    while not sim.is_final():
+        target = [a for a, c in sim.training_costs(gold, labels).items() if c <= 0]
+        assert len(target) == 1, (gold, static_swaps, sim, target)
+        swaps += target[0] == "SWAP"
+        sim.apply(target[0])
+    return sim.heads(), swaps
+
+
+def test_static_swaps_option_sets_the_swaps_of_the_static_target():
+    """static_swaps (docs/systems/swap.md, "Spurious swaps, measured"): on the gold path the
+    target of target="static" is one move, and following it builds the gold tree with exactly
+    the SWAPs of the static oracle named (EAGER or LAZY, static_sequence). The default keeps
+    EAGER; on these trees LAZY swaps fewer times than EAGER (the test can tell them apart)."""
+    rng = random.Random(61)
+    totals = {"eager": 0, "lazy": 0}
+    for t in range(80):
+        gold = tree(rng, KINDS[t % len(KINDS)], 2, 9)
+        for rule in totals:
+            heads, swaps = target_walk_swaps(gold, rule)
+            assert heads == gold
+            assert swaps == n_swaps(static_sequence("swap", gold, oracle=f"static-{rule}")[1]), \
+                (gold, rule)
+            totals[rule] += swaps
+    assert totals["lazy"] < totals["eager"], totals
+    default = Simulator("swap", 3)
+    assert default.moves.cfg["static_swaps"] == "eager"
+    with pytest.raises(ValueError, match="static_swaps"):
+        Simulator("swap", 3, static_swaps="minimal")
+
+
 # ---- in the pipeline ------------------------------------------------------------------------
 def _train_swap(oracle, beam_width=1, epochs=2, n_docs=24):
     import spacy
