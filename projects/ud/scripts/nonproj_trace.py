@@ -124,11 +124,18 @@ class Oracles:
         self.moves.attach_oracle(gold)
         return gold
 
-    def costs(self, state, gold, training=False):
+    def costs(self, state, gold, training=False, target=None):
         """(is_valid, cost) per class under the dynamic cost (training: narrowed as
-        step_batch narrows them)."""
+        step_batch narrows them, with the system option `target` set to `target` if given:
+        what another training target would leave in the same state)."""
         self.moves.set_oracle("dynamic")
-        valid, costs = self.moves._sim_class_costs(state, gold, training)
+        saved = self.moves.cfg.get("target", "all")
+        if target is not None:
+            self.moves.cfg["target"] = target
+        try:
+            valid, costs = self.moves._sim_class_costs(state, gold, training)
+        finally:
+            self.moves.cfg["target"] = saved
         return numpy.array(valid, dtype=bool), numpy.array(costs)
 
     def static(self, state, gold, oracle):
@@ -239,7 +246,7 @@ def analyse_run(folder: Path, split: str, gold_cache: dict, system=None, context
     examples = [Example(p, g) for p, g in zip(preds, gold)]
     golds = [oracles.gold(st, eg) for st, eg in zip(moves.init_batch(preds), examples)]
     n_sents = sum(len(list(g.sents)) for g in gold)
-    out = {"run": folder.name, "system": moves.name, "oracle": info["oracle"],
+    out = {"run": folder.name, "treebank": info["treebank"], "system": moves.name, "oracle": info["oracle"],
            "sentences": n_sents, "words": sum(len(g) for g in gold)}
     key = (info["treebank"], split, moves.name)
     if key not in gold_cache:
@@ -353,7 +360,9 @@ def train_side(folder: Path, n_docs: int, seed=0, system=None):
                                 "mass_ref_not", "uniform_ref_not", "mass_ref_np",
                                 "ref_np_states", "other_zero_with_np",
                                 "np_only_zero", "static_move_np",
-                                "static_move_np_ref_not", "static_move_np_zero")}
+                                "static_move_np_ref_not", "static_move_np_zero",
+                                "mass_all", "np_static_target", "np_static_target_ref_not",
+                                "mass_static_target")}
         for d, state, s, choice, valid, _, top, step in records:
             valid, costs = oracles.costs(state, golds[d], training=True)
             zero = valid & (costs <= 0)
@@ -369,6 +378,16 @@ def train_side(folder: Path, n_docs: int, seed=0, system=None):
             mass = p[np_classes].sum() / p.sum()
             uniform = zero[np_classes].sum() / zero.sum()
             acc["states"] += 1
+            acc["mass_all"] += mass
+            # what the existing option target="static" would leave in this state (it narrows
+            # to the static move only where that move is optimal)
+            valid_s, costs_s = oracles.costs(state, golds[d], training=True, target="static")
+            zero_s = valid_s & (costs_s <= 0)
+            np_static = bool(zero_s[np_classes].any())
+            acc["np_static_target"] += np_static
+            acc["np_static_target_ref_not"] += np_static and not ref_np
+            p_s = numpy.exp(s - s[valid].max()) * zero_s
+            acc["mass_static_target"] += p_s[np_classes].sum() / p_s.sum()
             acc["np_zero"] += np_zero
             if np_zero:
                 acc["other_zero_with_np"] += zero.sum() > zero[np_classes].sum()
@@ -386,18 +405,79 @@ def train_side(folder: Path, n_docs: int, seed=0, system=None):
     return out
 
 
+def pct(a, b):
+    return f"{100 * a / b:.0f}%" if b else "–"
+
+
+def markdown(results):
+    """The tables of docs/systems/attardi.md, "Where attardi's crossing arcs come from", from
+    the results of analyse_run (+ train_side): one row per run, one table per question."""
+    lines = ["| run | sentences | model NP moves / sentence | own tree, reference static | "
+             "gold, static | zero-cost, static takes one too | zero-cost, static does not | costly |",
+             "|---|--:|--:|--:|--:|--:|--:|--:|"]
+    for r in results:
+        n, m, x = r["sentences"], r["model_np"], r["np_moves"]
+        gold = " / ".join(f"{v / n:.2f}" for v in r["gold_np"].values())
+        lines.append(f"| {r['treebank']} {r['run']} | {n} | {m / n:.2f} ({m}) | "
+                     f"{r['own_tree_np'] / n:.2f} | {gold} | {x['zero_ref_np']} | "
+                     f"{x['zero_ref_not']} ({pct(x['zero_ref_not'], m)}) | "
+                     f"{x['costly_ref_np'] + x['costly_ref_not']} "
+                     f"({pct(x['costly_ref_np'] + x['costly_ref_not'], m)}) |")
+    lines += ["", "| run | arcs built | right head | right head and label | cross in the final tree "
+              "(right head) | wrong head | of which zero-cost | gold arc crosses none | zero-cost "
+              "alternative keeps the gold head | displaced a right projective head | "
+              "(alternative itself NP) | words |",
+              "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
+    for r in results:
+        a = r["np_arcs"]
+        lines.append(f"| {r['treebank']} {r['run']} | {a['built']} | {a['right_head']} "
+                     f"({pct(a['right_head'], a['built'])}) | {a['right_labelled']} | "
+                     f"{a['crossing_final']} ({a['crossing_final_right_head']}) | "
+                     f"{a['wrong_head']} | {int(a['wrong_zero_cost'])} | "
+                     f"{a['wrong_gold_crosses_none']} | {a['wrong_alternative_keeps']} | "
+                     f"**{a['displaced']}** | {a['displaced_alternative_np']} | {r['words']} |")
+    if any("train" in r for r in results):
+        lines += ["", "| run | walk | states | NP in target | of which static takes none "
+                  "(% of such states) | NP and another move in target | gold mass on NP where "
+                  "static takes none | uniform | static takes one: gold mass on NP | "
+                  "gold mass on NP, all states | with target=\"static\": states with NP in "
+                  "target (static takes none) | gold mass on NP, all states |",
+                  "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
+        for r in results:
+            for walk, a in r.get("train", {}).items():
+                lines.append(
+                    f"| {r['treebank']} {r['run']} | {walk} | {int(a['states'])} | "
+                    f"{int(a['np_zero'])} | {int(a['np_zero_ref_not'])} "
+                    f"({100 * a['np_zero_ref_not'] / a['ref_not_states']:.1f}%) | "
+                    f"{int(a['other_zero_with_np'])} | "
+                    f"{100 * a['mass_ref_not'] / a['ref_not_states']:.2f}% | "
+                    f"{100 * a['uniform_ref_not'] / a['ref_not_states']:.2f}% | "
+                    f"{100 * a['mass_ref_np'] / max(a['ref_np_states'], 1):.1f}% | "
+                    f"{100 * a['mass_all'] / a['states']:.2f}% | "
+                    f"{int(a['np_static_target'])} ({int(a['np_static_target_ref_not'])}) | "
+                    f"{100 * a['mass_static_target'] / a['states']:.2f}% |")
+    return "\n".join(lines)
+
+
 def main(argv=None, analyse=analyse_run, train=train_side, doc=__doc__):
     ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--output", type=Path, default=PROJECT / "training" / "converged_affix")
-    ap.add_argument("--treebank", required=True)
+    ap.add_argument("--treebank")
     ap.add_argument("--pipeline", default="tagger")
-    ap.add_argument("--runs", required=True, help="comma-separated run folders")
+    ap.add_argument("--runs", help="comma-separated run folders")
+    ap.add_argument("--tables", type=Path, nargs="+",
+                    help="print the markdown tables of these --json files instead")
     ap.add_argument("--system", choices=sorted(SYSTEMS),
                     help="refuse models of another system (default: any traced here)")
     ap.add_argument("--split", default="dev")
     ap.add_argument("--train-docs", type=int, default=0)
     ap.add_argument("--json", type=Path, help="also write the numbers here")
     args = ap.parse_args(argv)
+    if args.tables:
+        print(markdown([r for path in args.tables for r in json.loads(path.read_text())]))
+        return
+    if not (args.treebank and args.runs):
+        ap.error("--treebank and --runs are required (or --tables)")
     cache, results = {}, []
     for run in args.runs.split(","):
         folder = args.output / args.treebank / args.pipeline / run
