@@ -184,15 +184,15 @@ Two phases (issue 23, lrcost14). values() first runs the zero-cost pass above in
 the same DPs, the same memo and lower-pass cache reads and writes, the same guard. With
 exact=True (exact costs) exact_phase then values each move the pass only bounded from below
 (prn), by its DP under its greedy loss (complete projective gold) or without a threshold,
-under a budget of a quarter of the state's, and leaves nothing a later state reads: no memo
+under what the pass left of the state's budget plus a quarter of it (the guard's quarter,
+unused when the pass did not run out), and leaves nothing a later state reads: no memo
 entry (the memo holds the zero-cost pass's exact values only), no lower-pass cache entry
 (rho_frozen). So the two modes give the same zero-cost set and end the same states "guard"
 in every state of a walk, whatever the budget, and exact_costs = "beam" (greedy training with
 exact=False, the beam update with exact=True) trains as exact_costs = true does
 (tests/test_lr_spine_cost_mode_training.py). When phase 1's budget runs out, the moves not yet
 valued keep their lower bounds (path "lower", counted lower_states): the zero-cost set is still
-exact. A state's work is at most 5/4 of the budget plus the cells in progress either way (the
-guard's quarter and phase 1's quarter never both run). Before lrcost14 the exact mode valued
+exact. A state's work is at most 5/4 of the budget plus the cells in progress either way. Before lrcost14 the exact mode valued
 the successors in another order with the greedy loss as threshold, so its guard tripped in other
 states than the zero-set mode's (docs/systems/lr_spine.md, "`exact_costs = false`").
 
@@ -1295,6 +1295,9 @@ cdef class LRSWork:
             self.successor_values(g, el, nE, b, want, val, low, &bound)
         self.exact = exact_values
         if exact_values and not self.in_fallback:
+            # what the zero-cost pass left of the state's budget, and the quarter the guard's
+            # bounds would have had (the pass did not run out, so they were not used)
+            self.limit = start + self.budget + (self.budget + 3) // 4 if self.budget > 0 else -1
             self.exact_phase(g, el, nE, b, val, low)
         self.thresh = LRS_INF
         self.limit = -1
@@ -1407,12 +1410,12 @@ cdef class LRSWork:
         """Phase 1 (exact=True; module docstring, "Two phases"): the exact value of every
         move the zero-cost pass only bounded (prn), each successor's DP under its greedy
         loss as threshold where the gold is complete and projective (settled without a DP
-        when the lost words meet it), under a budget of a quarter of the state's. It changes
+        when the lost words meet it), under the limit values sets (what the zero-cost pass
+        left of the state's budget plus a quarter of it). It changes
         nothing a later state's zero-cost pass reads: no memo entry, no lower-pass cache
         entry. When the budget runs out, the moves not yet valued keep their lower bounds
         (>= 1 above the smallest value: the zero-cost set stays exact), path LRS_PATH_LOWER."""
         cdef int t, d, m, bb, v, up, lo
-        self.limit = self.inserts + (self.budget + 3) // 4 if self.budget > 0 else -1
         self.rho_frozen = True
         for t in range(2 * self.K + 1):
             if not self.prn[t]:
