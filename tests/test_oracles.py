@@ -19,8 +19,10 @@ ORACLE_CASES = [
     # part on its own DP): exact on every kind of gold
     ("arc_standard", "arc_standard", {},
      ("projective", "nonprojective", "multi", "multi-nonprojective", "partial")),
-    # lr_spine (issue 5): the tabular oracle made exact for the cap on spine depth (P12)
-    ("lr_spine", "lr_spine", {"max_k": 2}, ("projective", "multi-projective")),
+    # lr_spine (issue 5): the tabular oracle made exact for the cap on spine depth (P12);
+    # exact_costs=True: the values are checked here; training's default ("beam") gives the
+    # exact zero-cost set only (test_spine_oracles.py's test_lr_spine_zero_set_mode_bruteforce)
+    ("lr_spine", "lr_spine", {"max_k": 2, "exact_costs": True}, ("projective", "multi-projective")),
     # arc_hybrid's dynamic oracle: G&N on projective segments, the continuation DP of
     # docs/specs/arc_eager_nonproj_oracle.md §6 on non-projective ones (issue 7)
     ("arc_hybrid", "arc_hybrid", {}, ("projective", "nonprojective", "multi", "multi-projective")),
@@ -299,11 +301,12 @@ def test_bruteforce_catches_a_wrong_cost():
 SLOW_ONLY_CASES = [
     ("arc_standard-general", "arc_standard", {"oracle": "general"},
      ("projective", "nonprojective", "multi", "multi-nonprojective", "partial")),
-    ("lr_spine-k1", "lr_spine", {"max_k": 1}, ("projective", "multi-projective")),
-    ("lr_spine-k3", "lr_spine", {"max_k": 3}, ("projective", "multi-projective")),
-    # every successor through its DP: at n <= 7 greedy_bounds (the default) values most of
-    # them without one, and the brute force should keep checking the DP's paths too
-    ("lr_spine-dp", "lr_spine", {"max_k": 2, "greedy_bounds": False},
+    ("lr_spine-k1", "lr_spine", {"max_k": 1, "exact_costs": True}, ("projective", "multi-projective")),
+    ("lr_spine-k3", "lr_spine", {"max_k": 3, "exact_costs": True}, ("projective", "multi-projective")),
+    # every successor through its DP (but the one Bellman's last move may value from the
+    # memo): at n <= 7 greedy_bounds (the default) values most of them without one, and the
+    # brute force should keep checking the DP's paths too
+    ("lr_spine-dp", "lr_spine", {"max_k": 2, "greedy_bounds": False, "exact_costs": True},
      ("projective", "multi-projective")),
 ]
 
@@ -339,7 +342,7 @@ def test_lr_spine_on_nonprojective_gold_is_sound():
     (docs/specs/lr_spine_and_arc_standard.md §3.9); on raw non-projective gold its costs must stay
     sound for training."""
     states, exact_costs, exact_zero, unsound = agreement(
-        "lr_spine", {"max_k": 2}, ("nonprojective",), n_states=100, seed=8)
+        "lr_spine", {"max_k": 2, "exact_costs": True}, ("nonprojective",), n_states=100, seed=8)
     print(f"lr_spine max_k=2, non-projective gold: {states} states, cost vector exact in "
           f"{exact_costs / states:.1%}, zero-cost set exact in {exact_zero / states:.1%}")
     assert not unsound, "\n".join(unsound[:5])
@@ -350,7 +353,8 @@ def test_lr_spine_on_nonprojective_gold_is_sound():
 @pytest.mark.parametrize("max_k", [1, 2, 3])
 def test_lr_spine_on_nonprojective_gold_rate(max_k):
     states, exact_costs, exact_zero, unsound = agreement(
-        "lr_spine", {"max_k": max_k}, ("nonprojective", "multi"), n_states=5000, seed=9)
+        "lr_spine", {"max_k": max_k, "exact_costs": True}, ("nonprojective", "multi"), n_states=5000,
+        seed=9)
     print(f"lr_spine max_k={max_k}, non-projective/multi gold: {states} states, cost vector "
           f"exact in {exact_costs / states:.2%}, zero-cost set exact in "
           f"{exact_zero / states:.2%}")

@@ -31,6 +31,7 @@ from .system_base cimport (
 from .attardi_oracle cimport (
     AttardiOracle, OracleGold, AttGold, ORC_MAX_T, PATH_GUARD,
 )
+from .system_base import CostValues
 
 UNCOVERED_POLICIES = ("local", "exact", "skip")
 
@@ -132,25 +133,6 @@ cdef class RightK:
         return RightK.do_k(st, 3, label)
 
 
-class CostValues:
-    """Within the block the oracle computes exact cost values (exact=True: the beam update,
-    Attardi.beam_update_costs) or the zero-cost set with lower bounds (exact=False: the cut
-    path, which reads only the zero-cost set); its mode before is restored on exit, error or
-    not."""
-    def __init__(self, AttardiOracle oracle, bint exact):
-        self.oracle = oracle
-        self.exact = exact
-
-    def __enter__(self):
-        self.saved = self.oracle.exact
-        self.oracle.exact = self.exact
-        return self
-
-    def __exit__(self, *exc):
-        self.oracle.exact = self.saved
-        return False
-
-
 cdef class Attardi(DynOracleSystem):
     """Attardi's system of degree 2 (default) or 3: SHIFT, LEFT_k, RIGHT_k, ROOT. Derives
     non-projective trees directly (no lifting)."""
@@ -235,13 +217,10 @@ cdef class Attardi(DynOracleSystem):
                 return self.static_oracle_sequence(state, gold)
             return DynOracleSystem.get_oracle_sequence_from_state(self, state, gold, _debug)
 
-    def beam_update_costs(self):
-        """Exact cost values during spaCy's beam update, which sums them (system_base's
-        beam_update_costs), when exact_costs is "beam" (the default); as configured
-        otherwise."""
-        if self.cfg.get("exact_costs") in (None, "beam"):
-            return CostValues(self.oracle_, True)
-        return DynOracleSystem.beam_update_costs(self)
+    def cost_values_oracle(self):
+        """The AttardiOracle, whose `exact` flag the beam update sets (system_base's
+        beam_update_costs: exact values there when exact_costs is "beam", the default)."""
+        return self.oracle_
 
     def set_uncovered(self, policy):
         """How gold trees the system cannot derive are trained (docs/systems/attardi.md):

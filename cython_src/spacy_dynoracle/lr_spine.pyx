@@ -49,7 +49,7 @@ from .lr_spine_oracle cimport (
     LRS_PATH_PLAIN, LRS_PATH_MIXED, LRS_PATH_DIRTY, LRS_PATH_NEXT, LRS_PATH_GUARD,
 )
 
-_PATH_NAMES = ("plain", "mixed", "dirty", "next", "guard")   # LRS_PATH_* bits 0..4
+_PATH_NAMES = ("plain", "mixed", "dirty", "next", "guard", "lower")   # LRS_PATH_* bits 0..5
 
 cdef enum:
     MAX_K = 3          # moves with ids: LEFT/RIGHT, LEFT_2/RIGHT_2, LEFT_3/RIGHT_3
@@ -219,23 +219,25 @@ cdef class LRSpine(DynOracleSystem):
     projective = True
     # budget: the most DP entries one state's oracle may insert before the guard bounds the
     # costs (a count, so training stays reproducible; lr_spine_oracle.pyx, "Guard"); 0 = none.
-    # exact_costs: True, exact costs; False, the exact zero-cost set and lower bounds >= 1 for
-    # the other moves (all spaCy's loss reads), for less work (lr_spine_oracle.pyx, "Zero-cost
-    # set only"); the Simulator gets the same costs as training in either mode.
-    # greedy_bounds: True, with exact costs, value a successor without its DP where a greedy
-    # computation's loss meets the lost words or, by Bellman, the state's value, else run its
-    # DP under that loss (the same costs, fewer DP entries; lr_spine_oracle.pyx, "Settling
-    # successors without a DP"); False, every successor through its DP. Not with
-    # exact_costs=False, whose bound already prunes: there the greedy pass cost more CPU than
-    # it saved (docs/systems/lr_spine.md, "greedy_bounds")
-    options = {"max_k": 2, "budget": 200000, "exact_costs": True, "greedy_bounds": True}
+    # exact_costs: "beam" (default; null means it too) = exact cost values only where training
+    # reads them (the beam update, beam_update_costs), elsewhere exact_costs=False's costs;
+    # True, exact costs; False, the exact zero-cost set and lower bounds >= 1 for the other
+    # moves (all greedy training reads), for less work. Both modes run the same zero-cost pass
+    # first, so they give the same zero-cost sets and end the same states "guard"
+    # (lr_spine_oracle.pyx, "Two phases"; docs/systems/lr_spine.md, "The default exact_costs =
+    # "beam""); the Simulator gets the same costs as training in each mode.
+    # greedy_bounds: True, the zero-cost pass values a successor without its DP where a greedy
+    # computation's loss meets the lost words or, by Bellman, the state's value, else runs its
+    # DP under the smaller of that loss and the bound (fewer DP entries; lr_spine_oracle.pyx,
+    # "Settling successors without a DP"); False, every successor through its DP
+    options = {"max_k": 2, "budget": 200000, "exact_costs": "beam", "greedy_bounds": True}
     # max_k declares LEFT_k / RIGHT_k up to k = max_k (declare_moves); the others tune the oracle
     structural_options = DynOracleSystem.structural_options | {"max_k"}
     cdef readonly int K
     cdef readonly LRSWork work
     cdef vector[LRSElem] _elems
     cdef int _last_path                 # LRS_PATH_* flags of the last move_costs
-    cdef long _path_counts[6]           # states through the oracle, and per LRS_PATH_* bit
+    cdef long _path_counts[7]           # states through the oracle, and per LRS_PATH_* bit
     # the oracle's CPU clock (issue 23: a training update's CPU swings ±20% between runs on
     # the loaded machine, the oracle's own CPU per update much less); off by default: two
     # clock reads per state (system calls) are not worth paying outside a benchmark
@@ -254,12 +256,16 @@ cdef class LRSpine(DynOracleSystem):
         if int(self.cfg["budget"]) < 0:
             raise ValueError(f"lr_spine: budget must be >= 0 (0 = no guard), got {self.cfg['budget']}")
         self.work.budget = int(self.cfg["budget"])
-        flags = {key: self.cfg.get(key, self.options[key]) for key in ("exact_costs", "greedy_bounds")}
-        for key, value in flags.items():
-            if value not in (True, False):
-                raise ValueError(f"lr_spine: {key} must be true or false, got {value!r}")
-        self.work.exact = flags["exact_costs"]
-        self.work.greedy_bounds = flags["greedy_bounds"] and flags["exact_costs"]
+        exact = self.cfg.get("exact_costs", self.options["exact_costs"])
+        if exact is None:       # null: the default
+            exact = "beam"
+        if exact is not True and exact is not False and exact != "beam":
+            raise ValueError(f"lr_spine: exact_costs must be true, false or \"beam\", got {exact!r}")
+        greedy = self.cfg.get("greedy_bounds", self.options["greedy_bounds"])
+        if greedy not in (True, False):
+            raise ValueError(f"lr_spine: greedy_bounds must be true or false, got {greedy!r}")
+        self.work.exact = exact is True
+        self.work.greedy_bounds = greedy
         self.needs_oracle_data = True   # no fallback: costs come from attach_oracle's data
 
     cdef int declare_moves(self) except -1:
@@ -367,7 +373,7 @@ cdef class LRSpine(DynOracleSystem):
             self._cpu_ns += (t1.tv_sec - t0.tv_sec) * 1000000000 + (t1.tv_nsec - t0.tv_nsec)
         self._last_path = self.work.last_path
         self._path_counts[0] += 1
-        for k in range(5):
+        for k in range(6):
             if self._last_path & (1 << k):
                 self._path_counts[k + 1] += 1
         best = LRS_INF
@@ -407,7 +413,9 @@ cdef class LRSpine(DynOracleSystem):
         greedy loss (`bounded`), and those DPs that kept nothing under it (`greedy_misses`,
         only where the DP is not exact); with both, the successors valued by Bellman's last
         move (`eliminated`: every other successor above the state's value from the memo);
-        with `timed` set, the CPU seconds spent in the oracle (`oracle_cpu_s`, thread CPU
+        with exact costs, the DPs that valued the moves the zero-cost pass only bounded
+        (`phase1_dps`) and the states where their budget ran out (`lower_states`, path
+        "lower": the zero-cost set exact, other moves bounded below); with `timed` set, the CPU seconds spent in the oracle (`oracle_cpu_s`, thread CPU
         time of move_costs: reading the state's elements and valuing its successors)."""
         out = {"states": self._path_counts[0]}
         for i, name in enumerate(_PATH_NAMES):
@@ -418,11 +426,17 @@ cdef class LRSpine(DynOracleSystem):
         out["pruned"] = self.work.pruned
         out["memo_hits"] = self.work.memo_hits
         out["reruns"] = self.work.reruns
-        for name in ("settled", "certified", "excluded", "bounded", "greedy_misses", "eliminated"):
+        for name in ("settled", "certified", "excluded", "bounded", "greedy_misses", "eliminated",
+                     "phase1_dps", "lower_states"):
             out[name] = getattr(self.work, name)
         out["missing_oracle"] = self.missing_oracle
         out["oracle_cpu_s"] = self._cpu_ns / 1e9
         return out
+
+    def cost_values_oracle(self):
+        """The LRSWork, whose `exact` flag the beam update sets (system_base's
+        beam_update_costs: exact values there when exact_costs is "beam", the default)."""
+        return self.work
 
     cdef bint last_costs_bounded(self) noexcept:
         """The count budget ran out in the last move_costs: bounded costs (LRSWork.values,
@@ -435,7 +449,9 @@ cdef class LRSpine(DynOracleSystem):
         (lr_spine_oracle.pyx, LRSWork.F): "plain" (the stack holds one gold block),
         "mixed" (top DP + lower pass), "dirty" (mixed, split not clean: whole-stack DP),
         "next" (s0's block ends before b's: whole-stack DP), "guard" (the count budget ran
-        out: bounded costs, LRSWork.values); None without an oracle call."""
+        out: bounded costs, LRSWork.values), "lower" (exact costs: the zero-cost set exact,
+        the budget of the other moves' exact values ran out); None without an oracle
+        call."""
         names = [name for i, name in enumerate(_PATH_NAMES) if self._last_path & (1 << i)]
         return "+".join(names) if names else None
 

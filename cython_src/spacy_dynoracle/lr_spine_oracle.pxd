@@ -22,6 +22,8 @@ cdef enum:
     LRS_PATH_DIRTY = 4     # several blocks, no clean split: whole-stack DP (fallback)
     LRS_PATH_NEXT = 8      # b starts a block after s0's: F(stack, no buffer) + DP([0], b..E)
     LRS_PATH_GUARD = 16    # the count budget ran out: bounded costs (LRSWork.values, "Guard")
+    LRS_PATH_LOWER = 32    # exact=True: phase 1 ran out of its budget, the zero-cost set is
+                           # exact, some other move keeps its lower bound (LRSWork.exact_phase)
     LRS_TRIPPED = -1       # dp / F / lower_pass: stopped by the count budget, no value
     LRS_MEMO_SLOTS = 64    # exact F of recent successors (LRSWork.memo: the next state's bound)
 
@@ -85,6 +87,7 @@ cdef class LRSWork:
     cdef vector[int] lmark
     cdef int rho_val[3]            # lower pass per root type: gold root, unknown, other
     cdef bint rho_on               # dp: price the first arc 0 -> h by rho_val
+    cdef bint rho_frozen           # lower_pass: read the cache, store nothing (exact_phase)
     cdef int K
     cdef public bint cut   # cut the buffer at the end of b's gold block (default)
     cdef public int mixed  # mixed stacks: 0 whole-stack DP, 1 strict clean split, 2 relaxed (default)
@@ -100,7 +103,9 @@ cdef class LRSWork:
     cdef public long guard_states  # values() calls that ran out of budget
     cdef vector[int] lsel, rsel    # lost(): element (+1) whose left / right spine holds a node
     # zero-set mode (module docstring, "Zero-cost set only"): exact=False
-    cdef public bint exact         # True: exact costs; False: exact zero-cost set, lower bounds >= 1
+    # True: exact costs (the zero-cost pass, then exact_phase); False: the zero-cost pass only,
+    # exact zero-cost set, lower bounds >= 1 (module docstring, "Two phases")
+    cdef public bint exact
     cdef int thresh                # dp keeps only entries that may end at <= thresh (LRS_INF: all)
     cdef int cap                   # insert: thresh minus the sure losses of the target cell
     cdef vector[int] sure          # sure[x] = 1: item x loses 1 in every computation (dp)
@@ -131,9 +136,14 @@ cdef class LRSWork:
     cdef public long greedy_misses # DPs that kept nothing under the greedy loss (not exact gold)
     # Bellman's last move (module docstring): the one successor that may attain F(state) is
     # valued last, and not at all when every other one is above F(state)
-    cdef public bint bellman       # True (default): with greedy_bounds, value it so
+    cdef public bint bellman       # True (default): value it so
     cdef public long eliminated    # successors valued so, without a DP
-    cdef int bellman_candidate(self, const int* d, bint all_wanted) noexcept nogil
+    cdef public long phase1_dps    # exact=True: DPs of exact_phase (moves the zero-cost pass bounded)
+    cdef public long lower_states  # exact=True: values() whose exact_phase ran out (LRS_PATH_LOWER)
+    cdef int bellman_candidate(self, const LRSGold* g, const int* d,
+                               bint all_wanted) noexcept nogil
+    cdef void exact_phase(self, const LRSGold* g, const LRSElem* el, int nE, int b,
+                          int* val, int* low) noexcept nogil
     cdef void remember(self, const LRSGold* g, int m, int b, int v,
                        unsigned long long* key) noexcept nogil
     cdef int greedy(self, const LRSGold* g, const LRSElem* el, int nE, int b) noexcept nogil

@@ -124,10 +124,10 @@ exact value, U >= the smallest exact value), 0 for every move of exact cost 0, a
 wherever low = up. States that ran out are counted (guard_states, path "guard"); the
 work is at most 5/4 of the budget plus one cell's expansions per stopped DP.
 
-Zero-cost set only (exact=False; issue 23). Training reads only which moves cost 0 (spaCy's
-log loss and the move to follow), so with exact=False the values become: exact for every
-move whose value is the smallest, a lower bound above that smallest value for the others
-(costs >= 1, at most the exact cost), as attardi's exact_costs=False. That lets every DP
+Zero-cost set only (the zero-cost pass; issue 23). Greedy training reads only which moves
+cost 0 (spaCy's log loss and the move to follow), so the zero-cost pass values: exact for
+every move whose value is the smallest, a lower bound above that smallest value for the
+others (costs >= 1, at most the exact cost), as attardi's exact_costs=False. That lets every DP
 drop the entries that cannot end at or below a bound V on the smallest value (branch and
 bound), which is exact for every successor whose value is <= V:
 
@@ -161,23 +161,40 @@ projective (the DP is exact there):
 Then, exactly: lost = up gives F = up (settled); δ + up <= F(state) gives F = up (certified:
 F(state) = min over the moves of δ + F(successor) <= δ + F <= δ + up, so all are equal), with
 F(state) from the memo, which now also runs in the exact mode (keys of 128 bits: a false hit
-could certify a wrong value); with exact=False, δ + lost > the bound puts the move above it
-(excluded). Otherwise the DP runs with threshold up (bounded), which keeps every entry that
-may end at or below F, so its value is exact; a DP that keeps nothing (only where the DP is
-not exact) runs again without it (greedy_misses). With exact=False the smallest δ + up
-over the moves is also the first bound. On an exploring model's states the greedy loss is
-often well above F (it cannot foresee which of two stack words to sacrifice), so most
-successors still run their DP, under a looser threshold than the zero-set bound.
+could certify a wrong value); δ + lost > the bound puts the move above it (excluded).
+Otherwise the DP runs under the smaller of up and the bound (bounded), which keeps every
+entry that may end at or below F when F <= up, so its value is exact; a DP that keeps nothing
+under up (only where the DP is not exact) runs again without it (greedy_misses). The smallest
+δ + up over the moves is also the first bound. On an exploring model's states the greedy loss
+is often well above F (it cannot foresee which of two stack words to sacrifice), so most
+successors still run their DP.
 
-Bellman's last move (issue 23; with greedy_bounds, exact mode). Bellman's equation, min over
-the valid moves of δ + F(successor) = F(state), exact wherever the DP is (complete projective
-gold), gives one successor's value for free: when F(state) is known (the memo) and every valid
-move is wanted, the successor that still needs a DP (neither settled nor certified) and may
-attain F(state) (δ + lost <= F(state)) with the least δ + greedy loss is valued last, and if
-every other successor's exact value is above F(state), it attains it: F = F(state) - δ, no DP
-(counted, eliminated). Otherwise (another one attains F(state), or the guard tripped) it runs
-its DP as before. On an exploring model's states this is mostly the one zero-cost move, whose
-DP is a large one (SHIFT onto a deep stack). The values are the same; only the work changes.
+Bellman's last move (issue 23; the zero-cost pass). Bellman's equation, min over the valid
+moves of δ + F(successor) = F(state), exact wherever the DP is (complete projective gold),
+gives one successor's value for free: when F(state) is known (the memo) and every valid move
+is wanted, one successor is valued last (SHIFT, whose DP has the most stack items; with
+greedy_bounds the one that still needs a DP and may attain F(state), δ + lost <= F(state),
+with the least δ + greedy loss), and if every other successor is above F(state) (pruned under
+the memo's bound, or valued above it), it attains it: F = F(state) - δ, no DP (counted,
+eliminated). Otherwise (another one attains F(state), or the guard tripped) it runs its DP
+as before. On an exploring model's states this is mostly the one zero-cost move, whose DP is
+a large one (SHIFT onto a deep stack). The values are the same; only the work changes.
+
+Two phases (issue 23, lrcost14). values() first runs the zero-cost pass above in both modes:
+the same DPs, the same memo and lower-pass cache reads and writes, the same guard. With
+exact=True (exact costs) exact_phase then values each move the pass only bounded from below
+(prn), by its DP under its greedy loss (complete projective gold) or without a threshold,
+under what the pass left of the state's budget plus a quarter of it (the guard's quarter,
+unused when the pass did not run out), and leaves nothing a later state reads: no memo
+entry (the memo holds the zero-cost pass's exact values only), no lower-pass cache entry
+(rho_frozen). So the two modes give the same zero-cost set and end the same states "guard"
+in every state of a walk, whatever the budget, and exact_costs = "beam" (greedy training with
+exact=False, the beam update with exact=True) trains as exact_costs = true does
+(tests/test_lr_spine_cost_mode_training.py). When phase 1's budget runs out, the moves not yet
+valued keep their lower bounds (path "lower", counted lower_states): the zero-cost set is still
+exact. A state's work is at most 5/4 of the budget plus the cells in progress either way. Before lrcost14 the exact mode valued
+the successors in another order with the greedy loss as threshold, so its guard tripped in other
+states than the zero-set mode's (docs/systems/lr_spine.md, "`exact_costs = false`").
 
 Exact for complete projective gold; for non-projective or partial gold it is an
 approximation (docs/specs/lr_spine_and_arc_standard.md §3.9; an unknown head makes every arc to
@@ -391,6 +408,7 @@ cdef class LRSWork:
         self.rho_vals.resize(3 * LRS_RHO_SLOTS, 0)
         self.rho_next = 0
         self.rho_on = False
+        self.rho_frozen = False
         if budget < 0:
             raise ValueError(f"budget must be >= 0 (0 = no guard), not {budget}")
         self.budget = budget
@@ -983,15 +1001,18 @@ cdef class LRSWork:
                     self.rho_val[ty] = self.rho_vals[3 * slot + ty]
                 return 0
         self.rho_misses += 1
-        slot = self.rho_next
-        self.rho_next = (slot + 1) % LRS_RHO_SLOTS
-        key = &self.rho_keys[slot]
-        self.rho_serials[slot] = g.serial
-        key.resize(t1)
+        slot = -1           # rho_frozen: computed, not stored
+        if not self.rho_frozen:
+            slot = self.rho_next
+            self.rho_next = (slot + 1) % LRS_RHO_SLOTS
+            key = &self.rho_keys[slot]
+            self.rho_serials[slot] = g.serial
+            key.resize(t1)
+            for t in range(t1):
+                key[0][t] = el[t]
         if <int>self.sub.size() < t1 + 1:
             self.sub.resize(t1 + 1)
         for t in range(t1):
-            key[0][t] = el[t]
             self.sub[t] = el[t]
         self.sub[t1].root = P
         self.sub[t1].nl = 1
@@ -1003,9 +1024,11 @@ cdef class LRSWork:
         for ty in range(3):
             gh[P] = 0 if ty == 0 else (LRS_UNKNOWN if ty == 1 else LRS_OTHER)
             self.rho_val[ty] = self.dp(g, self.sub.data(), t1 + 1, g.n + 1)
-            self.rho_vals[3 * slot + ty] = self.rho_val[ty]
+            if slot >= 0:
+                self.rho_vals[3 * slot + ty] = self.rho_val[ty]
             if self.rho_val[ty] == LRS_TRIPPED:
-                self.rho_serials[slot] = -1
+                if slot >= 0:
+                    self.rho_serials[slot] = -1
                 gh[P] = LRS_UNKNOWN
                 self.thresh = saved
                 return LRS_TRIPPED
@@ -1241,20 +1264,22 @@ cdef class LRSWork:
         cdef int bound = LRS_INF
         cdef long start = self.inserts
         cdef unsigned long long key = 0
+        cdef bint exact_values = self.exact
         self.last_path = 0
         self.in_fallback = False
         self.limit = start + self.budget if self.budget > 0 else -1
         self.state_F = -1
-        if not self.exact or self.greedy_bounds:
-            key = config_key(el, nE, b, 0)
-            for s in range(LRS_MEMO_SLOTS):
-                if self.memo[s].serial == g.serial and self.memo[s].key == key \
-                        and self.memo[s].key2 == config_key(el, nE, b, 1):
-                    self.state_F = self.memo[s].F
-                    if not self.exact:
-                        bound = self.state_F
-                    self.memo_hits += 1
-                    break
+        # phase 0, the zero-cost pass, is the same computation in both modes (module
+        # docstring, "Two phases"): exact=False for its move_value calls
+        self.exact = False
+        key = config_key(el, nE, b, 0)
+        for s in range(LRS_MEMO_SLOTS):
+            if self.memo[s].serial == g.serial and self.memo[s].key == key \
+                    and self.memo[s].key2 == config_key(el, nE, b, 1):
+                self.state_F = self.memo[s].F
+                bound = self.state_F
+                self.memo_hits += 1
+                break
         for t in range(2 * K + 1):
             val[t] = LRS_INF
             low[t] = LRS_INF
@@ -1268,6 +1293,12 @@ cdef class LRSWork:
                 val[t] = LRS_INF
                 low[t] = LRS_INF
             self.successor_values(g, el, nE, b, want, val, low, &bound)
+        self.exact = exact_values
+        if exact_values and not self.in_fallback:
+            # what the zero-cost pass left of the state's budget, and the quarter the guard's
+            # bounds would have had (the pass did not run out, so they were not used)
+            self.limit = start + self.budget + (self.budget + 3) // 4 if self.budget > 0 else -1
+            self.exact_phase(g, el, nE, b, val, low)
         self.thresh = LRS_INF
         self.limit = -1
         self.last_inserts = self.inserts - start
@@ -1319,55 +1350,53 @@ cdef class LRSWork:
                 d[t] = -1
         if self.greedy_bounds and g.projective and not self.in_fallback:
             # the bounds of every successor first (module docstring, "Settling successors
-            # without a DP"); with exact=False the best of them is a bound for the DPs
+            # without a DP"); the best of them is a bound for the DPs
             for t in range(2 * K + 1):
                 if d[t] >= 0:
                     self.successor(g, el, nE, b, t, &m, &bb)
                     self.gup[t] = self.greedy(g, self.succ.data(), m, bb)
                     self.glo[t] = self.lost(g, self.succ.data(), m, bb)
-                    if not self.exact and d[t] + self.gup[t] < bound[0]:
+                    if d[t] + self.gup[t] < bound[0]:
                         bound[0] = d[t] + self.gup[t]
-        if self.exact:
-            last = self.bellman_candidate(d, all_wanted)
-            # sh, la_1, ra_1, la_2, ra_2, ...: the order decides where the guard trips; the
-            # Bellman candidate, if any, last
-            for k in range(2 * K + 1):
-                t = 0 if k == 0 else ((k + 1) // 2 if k % 2 else K + k // 2)
-                if d[t] >= 0 and t != last:
-                    n += self.move_value(g, el, nE, b, t, val, low, bound, &self.skey[t])
-            if last >= 0:
-                for t in range(2 * K + 1):
-                    if d[t] >= 0 and t != last and (val[t] <= self.state_F or self.prn[t]):
-                        break
-                else:
-                    if not self.in_fallback:
-                        # every other move is above F(state): move `last` attains it
-                        self.eliminated += 1
-                        val[last] = low[last] = self.state_F
-                        self.successor(g, el, nE, b, last, &m, &bb)
-                        self.remember(g, m, bb, self.state_F - d[last], &self.skey[last])
-                        return n + 1
-                n += self.move_value(g, el, nE, b, last, val, low, bound, &self.skey[last])
-            return n
+        last = self.bellman_candidate(g, d, all_wanted)
         for pass_ in range(3):              # arcs of cost 0, SHIFT, other arcs
             for t in range(2 * K + 1):
-                if d[t] < 0 or (pass_ == 0 and (t == 0 or d[t] != 0)) \
+                if d[t] < 0 or t == last or (pass_ == 0 and (t == 0 or d[t] != 0)) \
                         or (pass_ == 1 and t != 0) or (pass_ == 2 and (t == 0 or d[t] == 0)):
                     continue
                 n += self.move_value(g, el, nE, b, t, val, low, bound, &self.skey[t])
-        return n
+        if last < 0:
+            return n
+        for t in range(2 * K + 1):
+            if d[t] >= 0 and t != last and not self.prn[t] and val[t] <= self.state_F:
+                break
+        else:
+            if not self.in_fallback:
+                # every other move is above F(state) (pruned under the memo's bound, or
+                # valued above it): move `last` attains it
+                self.eliminated += 1
+                val[last] = low[last] = self.state_F
+                self.successor(g, el, nE, b, last, &m, &bb)
+                self.remember(g, m, bb, self.state_F - d[last], &self.skey[last])
+                return n + 1
+        return n + self.move_value(g, el, nE, b, last, val, low, bound, &self.skey[last])
 
-    cdef int bellman_candidate(self, const int* d, bint all_wanted) noexcept nogil:
+    cdef int bellman_candidate(self, const LRSGold* g, const int* d,
+                               bint all_wanted) noexcept nogil:
         """The move whose successor successor_values values last and, when every other
-        successor's exact value is above F(state), not at all (module docstring, "Bellman's
-        last move"): with greedy_bounds, F(state) from the memo and every valid move wanted,
-        the successor that needs a DP (neither settled nor certified by its bounds) and may
-        attain F(state) (δ + lost <= F(state)) with the least δ + greedy loss, SHIFT first on
-        ties (its DP has the most stack items); -1 if none."""
+        successor is above F(state), not at all (module docstring, "Bellman's last move"):
+        with F(state) from the memo, every valid move wanted and complete projective gold
+        (where Bellman's equation holds for the DP's values), without greedy_bounds SHIFT
+        if valid (its DP has the most stack items), else none; with them, the successor that
+        needs a DP (neither settled nor certified by its bounds) and may attain F(state)
+        (δ + lost <= F(state)) with the least δ + greedy loss, SHIFT first on ties; -1 if
+        none."""
         cdef int t, best = -1
-        if not (self.greedy_bounds and self.bellman and all_wanted and self.state_F >= 0) \
+        if not (self.bellman and all_wanted and self.state_F >= 0 and g.projective) \
                 or self.in_fallback:
             return -1
+        if not self.greedy_bounds:
+            return 0 if d[0] >= 0 else -1
         for t in range(2 * self.K + 1):
             if d[t] < 0 or self.gup[t] < 0 or self.glo[t] == self.gup[t] \
                     or d[t] + self.gup[t] <= self.state_F or d[t] + self.glo[t] > self.state_F:
@@ -1375,6 +1404,48 @@ cdef class LRSWork:
             if best < 0 or d[t] + self.gup[t] < d[best] + self.gup[best]:
                 best = t
         return best
+
+    cdef void exact_phase(self, const LRSGold* g, const LRSElem* el, int nE, int b,
+                          int* val, int* low) noexcept nogil:
+        """Phase 1 (exact=True; module docstring, "Two phases"): the exact value of every
+        move the zero-cost pass only bounded (prn), each successor's DP under its greedy
+        loss as threshold where the gold is complete and projective (settled without a DP
+        when the lost words meet it), under the limit values sets (what the zero-cost pass
+        left of the state's budget plus a quarter of it). It changes
+        nothing a later state's zero-cost pass reads: no memo entry, no lower-pass cache
+        entry. When the budget runs out, the moves not yet valued keep their lower bounds
+        (>= 1 above the smallest value: the zero-cost set stays exact), path LRS_PATH_LOWER."""
+        cdef int t, d, m, bb, v, up, lo
+        self.rho_frozen = True
+        for t in range(2 * self.K + 1):
+            if not self.prn[t]:
+                continue
+            d = self.successor(g, el, nE, b, t, &m, &bb)
+            self.thresh = LRS_INF
+            up = -1
+            if g.projective:
+                up = self.gup[t] if self.greedy_bounds else self.greedy(g, self.succ.data(), m, bb)
+                lo = self.glo[t] if self.greedy_bounds else self.lost(g, self.succ.data(), m, bb)
+                if lo == up:
+                    self.settled += 1
+                    val[t] = low[t] = d + up
+                    self.prn[t] = 0
+                    continue
+                self.thresh = up
+            self.phase1_dps += 1
+            v = self.F(g, self.succ.data(), m, bb)
+            if v >= LRS_INF and up >= 0:
+                self.greedy_misses += 1     # nothing under the greedy loss: not exact gold
+                self.thresh = LRS_INF
+                v = self.F(g, self.succ.data(), m, bb)
+            if v == LRS_TRIPPED:
+                self.lower_states += 1
+                self.last_path |= LRS_PATH_LOWER
+                break
+            val[t] = low[t] = d + v
+            self.prn[t] = 0
+        self.thresh = LRS_INF
+        self.rho_frozen = False
 
     cdef void remember(self, const LRSGold* g, int m, int b, int v,
                        unsigned long long* key) noexcept nogil:

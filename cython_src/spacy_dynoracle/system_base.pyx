@@ -300,6 +300,26 @@ cdef class StackRightArc:
         st.pop()
 
 
+class CostValues:
+    """Within the block an oracle object with an `exact` flag (attardi's AttardiOracle,
+    lr_spine's LRSWork) computes exact cost values (exact=True: the beam update, the systems'
+    beam_update_costs when exact_costs is "beam") or the zero-cost set with lower bounds
+    (exact=False: attardi's cut path, which reads only the zero-cost set); its mode before is
+    restored on exit, error or not."""
+    def __init__(self, oracle, bint exact):
+        self.oracle = oracle
+        self.exact = exact
+
+    def __enter__(self):
+        self.saved = self.oracle.exact
+        self.oracle.exact = self.exact
+        return self
+
+    def __exit__(self, *exc):
+        self.oracle.exact = self.saved
+        return False
+
+
 cdef class DynOracleSystem(TransitionSystem):
     """Base of the package's systems. Subclasses set the class attributes below, declare
     their moves (declare_moves) and override the hooks of system_base.pxd."""
@@ -819,9 +839,19 @@ cdef class DynOracleSystem(TransitionSystem):
         _beam_utils.update_beam scales the max-violation gradient by the predicted history's
         sum (MaxViolation.cost). The greedy path (step_batch: cpu_log_loss, next_class, the
         training targets) and the cut path read only the zero-cost set. A system whose
-        default costs are exact on the zero-cost set only makes them exact values inside
-        the block (attardi's default exact_costs = "beam"); default: nothing changes."""
+        default costs are exact on the zero-cost set only (exact_costs = "beam", or null:
+        attardi's and lr_spine's default) makes them exact values inside the block, through
+        the object cost_values_oracle gives; otherwise nothing changes."""
+        oracle = self.cost_values_oracle()
+        if oracle is not None and self.cfg.get("exact_costs") in (None, "beam"):
+            return CostValues(oracle, True)
         return contextlib.nullcontext()
+
+    def cost_values_oracle(self):
+        """The oracle object whose `exact` flag selects exact cost values or the zero-cost set
+        with lower bounds (CostValues), for a system with the option exact_costs; None for
+        the others."""
+        return None
 
     def step_batch(self, states, golds, float[:, ::1] scores, float[:, ::1] d_scores,
                    const unsigned char[::1] follow_oracle, unsigned char[::1] seen,
