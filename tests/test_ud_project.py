@@ -365,6 +365,8 @@ def test_udpipe_peer_stages_make_the_one_call_model(tmp_path):
     assert (run_b / "tagger.udpipe").read_bytes() == tagger_bytes
     main(fast + ["--output", str(staged), "--stage", "parser"])
     assert (run_b / "model.udpipe").read_bytes() == (run_a / "model.udpipe").read_bytes()
+    assert [r["info"]["run"] for r in report.load_runs(staged)] == ["udpipe1-projective-dynamic"]
+    assert keep_records.keep(staged, tmp_path / "records")["new"] == 1
     for name in ("pred_dev.conllu", "pred_test.conllu", "pred_dev_greedy.conllu", "pred_test_greedy.conllu"):
         assert (run_b / name).read_text() == (run_a / name).read_text(), name
     for split in ("dev", "test"):
