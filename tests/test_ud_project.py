@@ -329,6 +329,67 @@ def test_udpipe_peer_trains_parses_and_scores(tmp_path):
     assert report.dynamic_vs_static(groups[("UD_Tiny-NoDev", "parser")]) == []
 
 
+
+def test_udpipe_peer_stages_make_the_one_call_model(tmp_path):
+    """--stage tagger then --stage parser give the model bytes, parses and scores of the one
+    Trainer.train call (--stage all); the tagger stage alone is no finished run; a parser
+    stage on another tagger is refused, and gives another model (the comparison can fail)."""
+    pytest.importorskip("ufal.udpipe")
+    import json
+
+    import keep_records
+    import report
+    from udpipe_peer import main
+
+    root = tmp_path / "ud"
+    _tiny_treebank(root, "UD_Tiny-Dev", {"train": 60, "dev": 9, "test": 12})
+    def args(tagger="iterations=2"):
+        return ["--treebank", "UD_Tiny-Dev", "--variant", "projective-dynamic", "--tagger-options", tagger,
+                "--parser-options", "iterations=2;hidden_layer=50", "--ud-root", str(root)]
+
+    fast = args()
+    one_call, staged = tmp_path / "one_call", tmp_path / "staged"
+    main(fast + ["--output", str(one_call)])
+    with pytest.raises(SystemExit, match="run --stage tagger first"):
+        main(fast + ["--output", str(staged), "--stage", "parser"])
+    main(fast + ["--output", str(staged), "--stage", "tagger"])
+    run_a = one_call / "UD_Tiny-Dev" / "parser" / "udpipe1-projective-dynamic-s0"
+    run_b = staged / "UD_Tiny-Dev" / "parser" / "udpipe1-projective-dynamic-s0"
+    # the tagger alone: no run.json, no model.udpipe, nothing for report.py or keep_records.py
+    assert (run_b / "tagger.udpipe").exists() and (run_b / "stage_tagger.json").exists()
+    assert not (run_b / "run.json").exists() and not (run_b / "model.udpipe").exists()
+    assert report.load_runs(staged) == []
+    assert keep_records.keep(staged, tmp_path / "records")["new"] == 0
+    tagger_bytes = (run_b / "tagger.udpipe").read_bytes()
+    main(fast + ["--output", str(staged), "--stage", "tagger"])          # finished: skipped
+    assert (run_b / "tagger.udpipe").read_bytes() == tagger_bytes
+    main(fast + ["--output", str(staged), "--stage", "parser"])
+    assert (run_b / "model.udpipe").read_bytes() == (run_a / "model.udpipe").read_bytes()
+    assert [r["info"]["run"] for r in report.load_runs(staged)] == ["udpipe1-projective-dynamic"]
+    assert keep_records.keep(staged, tmp_path / "records")["new"] == 1
+    for name in ("pred_dev.conllu", "pred_test.conllu", "pred_dev_greedy.conllu", "pred_test_greedy.conllu"):
+        assert (run_b / name).read_text() == (run_a / name).read_text(), name
+    for split in ("dev", "test"):
+        a, b = (json.loads((run / f"eval_{split}.json").read_text()) for run in (run_a, run_b))
+        for scores in (a, b, a["greedy"], b["greedy"]):        # timing and path differ by nature
+            for key in ("speed", "model", "words_per_cpu_s"):
+                scores.pop(key, None)
+        assert a == b and a["LAS"]["f1"] > 0
+    info_a, info_b = (json.loads((run / "run.json").read_text()) for run in (run_a, run_b))
+    assert list(info_a["stages"]) == ["all"] and list(info_b["stages"]) == ["tagger", "parser"]
+    assert info_b["train_cpu_seconds"] == round(sum(s["cpu_seconds"] for s in info_b["stages"].values()), 1)
+    assert info_b["udpipe"] == info_a["udpipe"] and info_b["options"] == info_a["options"]
+    assert [p["component"] for p in info_b["heldout_curve"]] == [p["component"] for p in info_a["heldout_curve"]]
+    assert info_b["heldout_curve"] == info_a["heldout_curve"]
+    # negative control: a tagger trained with other options is refused, and makes another model
+    with pytest.raises(SystemExit, match="trained the tagger with"):
+        main(args("iterations=2;templates=lemmatizer") + ["--output", str(staged), "--stage", "parser", "--force"])
+    other = args("iterations=2;templates=lemmatizer") + ["--output", str(staged)]
+    main(other + ["--stage", "tagger", "--force"])
+    assert not (run_b / "model.udpipe").exists() and not (run_b / "eval_test.json").exists()
+    main(other + ["--stage", "parser"])
+    assert (run_b / "model.udpipe").read_bytes() != (run_a / "model.udpipe").read_bytes()
+
 def _fake_run(tb, rid, system, oracle, dynamic, seed, las, np_r=None, options=None):
     return {"info": {"treebank": tb, "pipeline": "parser", "run": rid, "system": system,
                      "oracle": oracle, "dynamic": dynamic, "options": options or {}, "seed": seed},

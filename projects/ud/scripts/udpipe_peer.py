@@ -34,6 +34,13 @@ gives UDPipe the same part; dev and test are still scored in full, as for the sp
 Output: <output>/<treebank>/<pipeline>/udpipe1-<variant>-s0/ with model.udpipe,
 udpipe_train.log (UDPipe's progress, also echoed to stderr), run.json (system "udpipe1",
 the exact UDPipe options, training time, versions), pred_*.conllu and eval_*.json.
+
+Stages, for a treebank whose training outlasts a session (English-EWT in full): --stage
+tagger trains the tagger alone (tagger.udpipe, stage_tagger.json, udpipe_train_tagger.log),
+then --stage parser trains the parser on that tagger's tags (model.udpipe,
+udpipe_train_parser.log, run.json with train time summed over both stages) and evaluates.
+The model is byte for byte the one --stage all (the default, one Trainer.train call) makes;
+tests/test_ud_project.py checks it. A stage that finished is skipped.
 UDPipe 1 has no random seed (training is deterministic: the same data and options give the
 same model bytes), so there is one run, "s0". Finished steps are skipped unless --force
 (retrain and re-evaluate) or --reevaluate (re-parse and re-score with the trained model).
@@ -64,6 +71,13 @@ VARIANTS = {
 }
 PARSE_DEFAULT = "beam_search=5"   # model_morphodita_parsito::parse when no option is given
 GREEDY = "beam_search=1"
+# --stage: "all" trains tagger and parser in one Trainer.train call; "tagger" then "parser"
+# train the same model in two calls (train() says why it is the same)
+STAGES = ("all", "tagger", "parser")
+TAGGER_MODEL = "tagger.udpipe"          # the tagger stage's model (tagger only, no parser)
+TAGGER_RECORD = "stage_tagger.json"     # its record; not run.json, which means a finished model
+STAGE_LOGS = {"all": "udpipe_train.log", "tagger": "udpipe_train_tagger.log", "parser": "udpipe_train_parser.log"}
+STAGE_KEYS = ("model", "log", "seconds", "cpu_seconds", "command")   # a stage in run.json
 N_SENTS = 10      # sentences per training Example in configs/*.cfg ([corpora] n_sents)
 BLANKED = ("LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS")
 _COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
@@ -144,7 +158,9 @@ def read_udpipe(text: str):
 # ----------------------------------------------------------------------------- training
 
 def train_model(train_path, heldout_path, model_path, tagger, parser) -> None:
-    """Child process (see train): UDPipe's Trainer.train; its progress goes to stderr."""
+    """Child process (see run_trainer): UDPipe's Trainer.train; its progress goes to stderr.
+    The model is written to a temporary name and renamed, so a killed training leaves no
+    model file that could pass for a finished stage."""
     import ufal.udpipe as udpipe
 
     train = read_udpipe(Path(train_path).read_text(encoding="utf-8"))
@@ -153,7 +169,9 @@ def train_model(train_path, heldout_path, model_path, tagger, parser) -> None:
     model = udpipe.Trainer.train(METHOD, train, heldout, TOKENIZER, tagger, parser, error)
     if error.occurred():
         raise SystemExit(f"UDPipe training failed: {error.message}")
-    Path(model_path).write_bytes(model)
+    partial = Path(model_path).with_name(Path(model_path).name + ".partial")
+    partial.write_bytes(model)
+    partial.replace(model_path)
 
 
 def heldout_curve(log_lines):
@@ -175,52 +193,118 @@ def first_examples(sentences, limit):
     return sentences[:limit * N_SENTS] if limit else sentences
 
 
-def train(treebank, variant, out: Path, *, ud_root=None, pipeline="parser", tagger="",
-          parser_extra="", force=False, limit=0, dev_limit=0):
-    from spacy_dynoracle.corpus import read_sentences
-
-    files = treebank_files(treebank, ud_root)
-    if limit < 0 or dev_limit < 0:
-        raise SystemExit(f"--limit and --dev-limit must be >= 0 (got {limit}, {dev_limit})")
-    if (out / "run.json").exists() and (out / "model.udpipe").exists() and not force:
-        info = json.loads((out / "run.json").read_text())
-        trained = info.get("settings", {"limit": 0, "dev_limit": 0})
-        if trained != {"limit": limit, "dev_limit": dev_limit}:
-            raise SystemExit(f"{out} was trained with {trained}, not limit={limit}, "
-                             f"dev_limit={dev_limit}: another --output, or --force to retrain")
-        print(f"trained already: {out} (--force to retrain)", flush=True)
-        return info
-    out.mkdir(parents=True, exist_ok=True)
-    for stale in out.glob("eval_*.json"):
-        stale.unlink()
-    train_select, heldout_path, heldout_select = carve(files)
-    train_sents = first_examples(list(read_sentences(files["train"], select=train_select)), limit)
-    heldout_sents = first_examples(list(read_sentences(heldout_path, select=heldout_select)), dev_limit)
-    (out / "train.conllu").write_text(conllu_text(train_sents), encoding="utf-8")
-    (out / "heldout.conllu").write_text(conllu_text(heldout_sents), encoding="utf-8")
-    parser = parser_options(variant, parser_extra)
+def run_trainer(out: Path, model_name: str, log_name: str, tagger: str, parser: str) -> dict:
+    """One Trainer.train call in a child process (train_model) on out/train.conllu and
+    out/heldout.conllu -> out/model_name; UDPipe's progress is echoed to stderr and kept in
+    out/log_name, line by line (a killed training keeps its log). Returns the stage record:
+    wall and CPU seconds, the command line, the heldout scores UDPipe printed."""
     cmd = [sys.executable, str(Path(__file__).resolve()), "--train-model",
-           str(out / "train.conllu"), str(out / "heldout.conllu"), str(out / "model.udpipe"),
-           tagger, parser]
-    print(f"+ UDPipe 1 {udpipe_version()} Trainer.train({METHOD!r}, train={files['train'].name} "
-          f"[{train_select}, {len(train_sents)} sentences], heldout={heldout_path.name} "
-          f"[{heldout_select}, {len(heldout_sents)} sentences], tokenizer={TOKENIZER!r}, "
-          f"tagger={tagger!r}, parser={parser!r})", flush=True)
+           str(out / "train.conllu"), str(out / "heldout.conllu"), str(out / model_name), tagger, parser]
     start = time.time()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     log = []
     with subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True, bufsize=1) as proc, \
-            open(out / "udpipe_train.log", "w", encoding="utf-8") as log_file:
+            open(out / log_name, "w", encoding="utf-8", buffering=1) as log_file:
         for line in proc.stderr:          # UDPipe prints its progress on stderr: show and keep it
             sys.stderr.write(line)
             sys.stderr.flush()
             log_file.write(line)
             log.append(line.rstrip("\n"))
     if proc.returncode:
-        raise SystemExit(f"UDPipe training failed ({proc.returncode}), see {out / 'udpipe_train.log'}")
+        raise SystemExit(f"UDPipe training failed ({proc.returncode}), see {out / log_name}")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    seconds = time.time() - start
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return {"model": model_name, "log": log_name, "seconds": round(time.time() - start, 1),
+            "cpu_seconds": round(cpu, 1), "command": shlex.join([sys.executable] + sys.argv),
+            "heldout_curve": heldout_curve(log)}
+
+
+def check_settings(out: Path, record: Path, limit: int, dev_limit: int, tagger=None):
+    """SystemExit unless the stage record at out/record was trained on the same data (and,
+    for a tagger given, with the same tagger options)."""
+    info = json.loads(record.read_text())
+    trained = info.get("settings", {"limit": 0, "dev_limit": 0})
+    if trained != {"limit": limit, "dev_limit": dev_limit}:
+        raise SystemExit(f"{out} was trained with {trained}, not limit={limit}, "
+                         f"dev_limit={dev_limit}: another --output, or --force to retrain")
+    if tagger is not None and info["udpipe"]["tagger"] != tagger:
+        raise SystemExit(f"{record} trained the tagger with {info['udpipe']['tagger']!r}, not {tagger!r}: "
+                         f"the same --tagger-options, or --stage tagger --force to retrain it")
+    return info
+
+
+def train(treebank, variant, out: Path, *, ud_root=None, pipeline="parser", tagger="",
+          parser_extra="", force=False, limit=0, dev_limit=0, stage="all"):
+    """Train UDPipe into out. stage "all": one Trainer.train call (tagger, then the parser
+    on the tags of that tagger) -> model.udpipe. The same model in two calls that each fit
+    in a session: "tagger" trains the tagger alone (parser "none") -> tagger.udpipe and
+    stage_tagger.json; "parser" gives Trainer.train that tagger (from_model) and the same
+    parser options -> model.udpipe: UDPipe copies the tagger's bytes into the model and
+    tags the training and heldout data with it before training the parser, as the one call
+    does with the tagger it has just trained (trainer_morphodita_parsito.cpp, train_tagger
+    and train_parser), so the model bytes are the same. run.json is written when
+    model.udpipe is, so a folder with the tagger only is no finished run to report.py or
+    keep_records.py."""
+    from spacy_dynoracle.corpus import read_sentences
+
+    if stage not in STAGES:
+        raise SystemExit(f"unknown --stage {stage!r}: choose from {', '.join(STAGES)}")
+    files = treebank_files(treebank, ud_root)
+    if limit < 0 or dev_limit < 0:
+        raise SystemExit(f"--limit and --dev-limit must be >= 0 (got {limit}, {dev_limit})")
+    tagger_record = out / TAGGER_RECORD
+    if (out / "run.json").exists() and (out / "model.udpipe").exists() and not force:
+        info = check_settings(out, out / "run.json", limit, dev_limit)
+        print(f"trained already: {out} (--force to retrain)", flush=True)
+        return info
+    if stage == "tagger" and tagger_record.exists() and (out / TAGGER_MODEL).exists() and not force:
+        check_settings(out, tagger_record, limit, dev_limit, tagger)
+        print(f"tagger trained already: {out / TAGGER_MODEL} (--force to retrain)", flush=True)
+        return None
+    if stage == "parser" and not (tagger_record.exists() and (out / TAGGER_MODEL).exists()):
+        raise SystemExit(f"no trained tagger in {out}: run --stage tagger first")
+    out.mkdir(parents=True, exist_ok=True)
+    # what this stage makes stale: the finished model and its scores, and the logs of the
+    # other way (e.g. the empty udpipe_train.log of a one-call training killed with its
+    # session); a new tagger, or a one-call training, also drops the staged tagger
+    stale = ["model.udpipe", "run.json"] + [p.name for p in out.glob("eval_*.json")]
+    if stage == "parser":
+        stale.append(STAGE_LOGS["all"])
+    else:
+        stale += [TAGGER_MODEL, TAGGER_RECORD] + [log for name, log in STAGE_LOGS.items() if name != stage]
+    for name in stale:
+        (out / name).unlink(missing_ok=True)
+    train_select, heldout_path, heldout_select = carve(files)
+    train_sents = first_examples(list(read_sentences(files["train"], select=train_select)), limit)
+    heldout_sents = first_examples(list(read_sentences(heldout_path, select=heldout_select)), dev_limit)
+    (out / "train.conllu").write_text(conllu_text(train_sents), encoding="utf-8")
+    (out / "heldout.conllu").write_text(conllu_text(heldout_sents), encoding="utf-8")
+    parser = parser_options(variant, parser_extra)
+    data = {"train": str(files["train"]), "train_select": train_select,
+            "train_sentences": len(train_sents), "train_words": sum(len(s.words) for s in train_sents),
+            "heldout": str(heldout_path), "heldout_select": heldout_select,
+            "heldout_sentences": len(heldout_sents)}
+    print(f"+ UDPipe 1 {udpipe_version()} Trainer.train({METHOD!r}, train={files['train'].name} "
+          f"[{train_select}, {len(train_sents)} sentences], heldout={heldout_path.name} "
+          f"[{heldout_select}, {len(heldout_sents)} sentences], tokenizer={TOKENIZER!r}, "
+          f"tagger={tagger!r}, parser={'none' if stage == 'tagger' else parser!r}, stage {stage})", flush=True)
+    if stage == "tagger":
+        record = run_trainer(out, TAGGER_MODEL, STAGE_LOGS["tagger"], tagger, "none")
+        write_json(tagger_record, {
+            "stage": "tagger", **record, "settings": {"limit": limit, "dev_limit": dev_limit},
+            "udpipe": {"method": METHOD, "tokenizer": TOKENIZER, "tagger": tagger, "parser": "none", **data},
+            "versions": {**versions(), "ufal.udpipe": udpipe_version()}})
+        return None
+    if stage == "all":
+        stages = {"all": run_trainer(out, "model.udpipe", STAGE_LOGS["all"], tagger, parser)}
+    else:
+        tagger_info = check_settings(out, tagger_record, limit, dev_limit, tagger)
+        if tagger_info["udpipe"]["train_sentences"] != len(train_sents) or \
+                tagger_info["udpipe"]["heldout_sentences"] != len(heldout_sents):
+            raise SystemExit(f"{tagger_record} was trained on other data: --stage tagger --force")
+        from_model = f"from_model=file:{(out / TAGGER_MODEL).resolve()}"
+        stages = {"tagger": tagger_info,
+                  "parser": run_trainer(out, "model.udpipe", STAGE_LOGS["parser"], from_model, parser)}
     popts = option_map(parser)
     info = {
         "treebank": treebank, "pipeline": pipeline, "run": run_id(variant), "system": SYSTEM,
@@ -228,17 +312,15 @@ def train(treebank, variant, out: Path, *, ud_root=None, pipeline="parser", tagg
         "dynamic": popts.get("transition_oracle") == "dynamic",
         "options": {"variant": variant, **popts}, "seed": 0,
         "settings": {"limit": limit, "dev_limit": dev_limit},
-        "train_seconds": round(seconds, 1), "train_cpu_seconds": round(cpu, 1),
+        # a staged run's training time is the sum over its stages
+        "train_seconds": round(sum(r["seconds"] for r in stages.values()), 1),
+        "train_cpu_seconds": round(sum(r["cpu_seconds"] for r in stages.values()), 1),
         "command": shlex.join([sys.executable] + sys.argv),
-        "udpipe": {"method": METHOD, "tokenizer": TOKENIZER, "tagger": tagger, "parser": parser,
-                   "train": str(files["train"]), "train_select": train_select,
-                   "train_sentences": len(train_sents),
-                   "train_words": sum(len(s.words) for s in train_sents),
-                   "heldout": str(heldout_path), "heldout_select": heldout_select,
-                   "heldout_sentences": len(heldout_sents),
+        "stages": {name: {k: r[k] for k in STAGE_KEYS} for name, r in stages.items()},
+        "udpipe": {"method": METHOD, "tokenizer": TOKENIZER, "tagger": tagger, "parser": parser, **data,
                    "note": "UDPipe defaults except the options given; gold tokenization; "
                            "deterministic training (no seed)"},
-        "heldout_curve": heldout_curve(log),
+        "heldout_curve": [point for r in stages.values() for point in r["heldout_curve"]],
         "versions": {**versions(), "ufal.udpipe": udpipe_version()},
     }
     write_json(out / "run.json", info)
@@ -372,7 +454,12 @@ def main(argv=None):
                          f"(Docs of {N_SENTS} sentences; 0 = all)")
     ap.add_argument("--dev-limit", type=int, default=0,
                     help="hold out the first DEV_LIMIT dev Examples for early stopping (0 = all)")
-    ap.add_argument("--force", action="store_true", help="retrain and re-evaluate")
+    ap.add_argument("--stage", choices=STAGES, default="all",
+                    help="all: tagger and parser in one UDPipe call, then evaluate; tagger: the "
+                         "tagger alone (tagger.udpipe); parser: the parser on that tagger's tags "
+                         "(model.udpipe, the same bytes as 'all'), then evaluate")
+    ap.add_argument("--force", action="store_true",
+                    help="retrain (the given stage; 'tagger' also drops the parser) and re-evaluate")
     ap.add_argument("--reevaluate", action="store_true", help="re-parse and re-score, no retraining")
     args = ap.parse_args(argv)
     for treebank in args.treebanks.split(","):
@@ -381,7 +468,9 @@ def main(argv=None):
             out = run_dir(args.output, treebank, args.pipeline, run_id(variant), 0)
             train(treebank, variant, out, ud_root=args.ud_root, pipeline=args.pipeline,
                   tagger=args.tagger_options, parser_extra=args.parser_options, force=args.force,
-                  limit=args.limit, dev_limit=args.dev_limit)
+                  limit=args.limit, dev_limit=args.dev_limit, stage=args.stage)
+            if args.stage == "tagger":
+                continue
             evaluate(out, ud_root=args.ud_root, force=args.force or args.reevaluate,
                      options=args.parse_options)
 
