@@ -31,7 +31,7 @@ from .system_base cimport (
 from .attardi_oracle cimport (
     AttardiOracle, OracleGold, AttGold, ORC_MAX_T, PATH_GUARD,
 )
-from .system_base import CostValues
+from .system_base import CostValues, exact_costs_mode
 
 UNCOVERED_POLICIES = ("local", "exact", "skip")
 
@@ -169,11 +169,9 @@ cdef class Attardi(DynOracleSystem):
         if unc not in UNCOVERED_POLICIES:
             raise ValueError(f"attardi: uncovered must be one of {UNCOVERED_POLICIES}, got {unc!r}")
         self.D = D
-        exact = opt["exact_costs"]
-        if exact is None:       # null: the default (also models saved when null meant true,
-            exact = "beam"      # which trains alike: "Cost values" in docs/systems/attardi.md)
-        if exact is not True and exact is not False and exact != "beam":
-            raise ValueError(f"attardi: exact_costs must be true, false or \"beam\", got {exact!r}")
+        # null is the default "beam" (also models saved when null meant true, which trains
+        # alike: "Cost values" in docs/systems/attardi.md)
+        exact = exact_costs_mode("attardi", opt["exact_costs"])
         # exact_costs: the same costs for greedy training (set_costs, step_batch) and for the
         # Simulator, so the brute force checks the very values training uses. True: exact
         # costs. False and "beam" (default): the exact zero-cost set, lower bounds >= 1 for

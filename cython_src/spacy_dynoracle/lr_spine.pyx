@@ -48,6 +48,7 @@ from .lr_spine_oracle cimport (
     LRSGold, LRSElem, LRSWork, LRS_INF, LRS_MAXK, LRSpineGold,
     LRS_PATH_PLAIN, LRS_PATH_MIXED, LRS_PATH_DIRTY, LRS_PATH_NEXT, LRS_PATH_GUARD,
 )
+from .system_base import exact_costs_mode
 
 _PATH_NAMES = ("plain", "mixed", "dirty", "next", "guard", "lower")   # LRS_PATH_* bits 0..5
 
@@ -256,11 +257,7 @@ cdef class LRSpine(DynOracleSystem):
         if int(self.cfg["budget"]) < 0:
             raise ValueError(f"lr_spine: budget must be >= 0 (0 = no guard), got {self.cfg['budget']}")
         self.work.budget = int(self.cfg["budget"])
-        exact = self.cfg.get("exact_costs", self.options["exact_costs"])
-        if exact is None:       # null: the default
-            exact = "beam"
-        if exact is not True and exact is not False and exact != "beam":
-            raise ValueError(f"lr_spine: exact_costs must be true, false or \"beam\", got {exact!r}")
+        exact = exact_costs_mode("lr_spine", self.cfg.get("exact_costs", self.options["exact_costs"]))
         greedy = self.cfg.get("greedy_bounds", self.options["greedy_bounds"])
         if greedy not in (True, False):
             raise ValueError(f"lr_spine: greedy_bounds must be true or false, got {greedy!r}")

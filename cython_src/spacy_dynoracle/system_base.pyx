@@ -300,6 +300,16 @@ cdef class StackRightArc:
         st.pop()
 
 
+def exact_costs_mode(system, value):
+    """The option exact_costs of attardi and lr_spine, checked: True, False or "beam" (null
+    means "beam", the default); a ValueError naming the system and the valid values otherwise."""
+    if value is None:
+        return "beam"
+    if value is not True and value is not False and value != "beam":
+        raise ValueError(f"{system}: exact_costs must be true, false or \"beam\", got {value!r}")
+    return value
+
+
 class CostValues:
     """Within the block an oracle object with an `exact` flag (attardi's AttardiOracle,
     lr_spine's LRSWork) computes exact cost values (exact=True: the beam update, the systems'
