@@ -35,7 +35,7 @@ NOT_RECORDED = frozenset({"nlp", "name", "model", "scorer", "system_options"}
     assigns=["token.dep", "token.head", "token.is_sent_start", "doc.sents"],
     default_config={
         "model": DEFAULT_PARSER_MODEL,
-        "transition_system": "arc_eager",
+        "transition_system": "arc_eager_nm",
         "oracle": None,
         "explore_after_epochs": None,
         "explore_prob": None,
@@ -92,8 +92,9 @@ def make_dynoracle_parser(
 ):
     """A dependency parser with a selectable transition system and oracle.
 
-    transition_system (str): one of spacy_dynoracle.SYSTEMS, or "easy_first"
-        (LIST_SYSTEMS: its own component, easy_first_parser.EasyFirstParser, with the
+    transition_system (str): one of spacy_dynoracle.SYSTEMS, or "easy_first"; the default
+        is "arc_eager_nm", the best default measured at convergence (README, "Results on UD
+        treebanks"). "easy_first" (LIST_SYSTEMS: its own component, easy_first_parser.EasyFirstParser, with the
         model spacy_dynoracle.EasyFirstModel.v1; beam, exact decoding and learn_tokens do
         not apply to it).
     oracle (Optional[str]): "dynamic" (exact costs, exploration allowed), "static" (one

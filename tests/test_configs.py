@@ -101,3 +101,16 @@ def test_biaffine_peer_differs_from_the_stock_tagger_config_only_in_its_parser()
         cfg["nlp"]["pipeline"] = [p for p in cfg["nlp"]["pipeline"] if p not in parser]
         cfg["components"] = {k: v for k, v in cfg["components"].items() if k not in parser}
     assert biaffine == stock
+
+
+@pytest.mark.parametrize("name", ["dynoracle.cfg", "dynoracle_tagger.cfg"])
+def test_configs_ship_the_factory_default_system(name):
+    """A user who copies a config gets the package's default parser (README, "Systems and
+    oracles"), and the factory's default is the same system."""
+    from spacy_dynoracle.factory import make_dynoracle_parser  # noqa: F401  (registers it)
+    from spacy.language import Language
+
+    factory_default = Language.get_factory_meta("dynoracle_parser").default_config["transition_system"]
+    parser = load(name)["components"]["parser"]
+    assert parser["transition_system"] == factory_default == "arc_eager_nm"
+    assert parser["oracle"] is None   # the system's own default oracle ("spacy")

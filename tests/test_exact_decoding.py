@@ -191,7 +191,11 @@ def test_pipeline_decode_round_trip_and_errors():
     with pytest.raises(ValueError, match="decode"):
         spacy.blank("xx").add_pipe("dynoracle_parser", config={"decode": "beam"})
     with pytest.raises(ValueError, match="window model"):
-        spacy.blank("xx").add_pipe("dynoracle_parser", config={"decode": "exact"})
+        spacy.blank("xx").add_pipe("dynoracle_parser", config={"decode": "exact", "transition_system": "arc_eager"})
+    with pytest.raises(ValueError, match="support"):   # the default system, arc_eager_nm
+        spacy.blank("xx").add_pipe("dynoracle_parser", config={
+            "decode": "exact", "model": {"@architectures": "spacy_dynoracle.WindowParserModel.v1",
+                                         "tok2vec": TOK2VEC}})
     with pytest.raises(ValueError, match="support"):
         spacy.blank("xx").add_pipe("dynoracle_parser", config={
             "decode": "exact", "transition_system": "attardi",
@@ -249,7 +253,8 @@ def test_window_model_trains_with_the_dynamic_oracle():
     model = {"@architectures": "spacy_dynoracle.WindowParserModel.v1", "tok2vec": TOK2VEC,
              "hidden_width": 32, "maxout_pieces": 2}
     parser = nlp.add_pipe("dynoracle_parser", config={
-        "model": model, "min_action_freq": 1, "explore_after_epochs": 1, "explore_prob": 0.5})
+        "model": model, "transition_system": "arc_eager", "min_action_freq": 1,
+        "explore_after_epochs": 1, "explore_prob": 0.5})
     examples = make_examples(nlp.vocab, 24, seed=7)
     random.seed(0)
     spacy.util.fix_random_seed(0)

@@ -34,17 +34,19 @@ def test_factory_errors_name_the_choices():
     nlp = spacy.blank("xx")
     with pytest.raises(ValueError, match="arc_hybrid"):
         nlp.add_pipe("dynoracle_parser", config={"transition_system": "nope"})
+    with pytest.raises(ValueError, match=r"'arc_eager_nm'; choose one of \['dynamic', 'spacy'\]"):
+        nlp.add_pipe("dynoracle_parser", config={"oracle": "nope"})      # the default system's
     with pytest.raises(ValueError, match="static"):
-        nlp.add_pipe("dynoracle_parser", config={"oracle": "nope"})
+        nlp.add_pipe("dynoracle_parser", config={"transition_system": "arc_eager", "oracle": "nope"})
     with pytest.raises(ValueError, match="explore_prob"):
         nlp.add_pipe("dynoracle_parser", config={"explore_prob": 1.5})
 
 
 @pytest.mark.parametrize("config,message", [
     ({"beam_width": 0}, "beam_width=0 is invalid; use an integer >= 1 (1 = greedy; >= 2 = beam search)"),
-    ({"degree": 3}, "degree=3 is invalid; transition_system 'arc_eager' has no 'degree' option "
+    ({"degree": 3}, "degree=3 is invalid; transition_system 'arc_eager_nm' has no 'degree' option "
                     "(only attardi); remove it"),
-    ({"system_options": {"degree": 3}}, "arc_eager"),
+    ({"system_options": {"degree": 3}}, "arc_eager_nm"),
     ({"explore_prob": 1.5}, "explore_prob=1.5 is invalid; use a number in [0, 1]"),
     ({"explore_prob": -0.1}, "explore_prob=-0.1 is invalid; use a number in [0, 1]"),
     ({"explore_after_epochs": -1}, "explore_after_epochs=-1 is invalid; use an integer >= 0"),
@@ -52,7 +54,7 @@ def test_factory_errors_name_the_choices():
     ({"explore_rule": "bist"}, "explore_rule='bist' is invalid; use one of ['prob', 'margin', 'anneal']"),
     ({"explore_margin": -0.5}, "explore_margin=-0.5 is invalid; use a number >= 0"),
     ({"explore_ramp_epochs": 0}, "explore_ramp_epochs=0 is invalid; use an integer >= 1"),
-    ({"max_k": 3}, "max_k=3 is invalid; transition_system 'arc_eager' has no 'max_k' option (only lr_spine)"),
+    ({"max_k": 3}, "max_k=3 is invalid; transition_system 'arc_eager_nm' has no 'max_k' option (only lr_spine)"),
     ({"transition_system": "attardi", "max_k": 1}, "transition_system 'attardi' has no 'max_k' option"),
     ({"transition_system": "attardi", "system_options": {"degree": 4}}, "attardi: degree must be 2 or 3, got 4"),
     ({"transition_system": "attardi", "degree": 4}, "attardi: degree must be 2 or 3, got 4"),
@@ -127,9 +129,10 @@ def test_arc_hybrid_learns(system, oracle):
 
 
 @pytest.mark.parametrize("config,lifted", [
-    ({}, False),                                              # exact DP oracle: no lifting
-    ({"oracle": "static"}, True),                             # static: lifted by default
-    ({"projectivize": True}, True),                           # lifting on request
+    ({"transition_system": "arc_hybrid"}, False),             # exact DP oracle: no lifting
+    ({"transition_system": "arc_hybrid", "oracle": "static"}, True),   # static: lifted by default
+    ({"transition_system": "arc_hybrid", "projectivize": True}, True),  # lifting on request
+    ({}, True),                                    # the default, arc_eager_nm with spaCy's costs
     ({"transition_system": "arc_eager"}, False),
     ({"transition_system": "arc_eager", "oracle": "static"}, True),
 ])
@@ -268,7 +271,7 @@ def test_exploration_schedule():
     parser.epoch = 2
     share = 1 - parser.follow_oracle_mask(20000).mean()
     assert 0.72 < share < 0.78
-    static = make_nlp(oracle="static", explore_after_epochs=0, explore_prob=1.0)
+    static = make_nlp(transition_system="arc_eager", oracle="static", explore_after_epochs=0, explore_prob=1.0)
     sp = static.get_pipe("dynoracle_parser")
     sp.epoch = 5
     assert sp.follow_oracle_mask(100).all()
@@ -330,7 +333,8 @@ def test_beam_width_without_beam_updates_warns_once():
 def test_schedule_defaults_come_from_the_system():
     """explore_after_epochs / explore_prob left null take the system's default_schedule;
     explicit values win."""
-    default = make_nlp().get_pipe("dynoracle_parser")      # the default system is arc_eager
+    default = make_nlp().get_pipe("dynoracle_parser")      # the default system is arc_eager_nm
+    assert (default.cfg["transition_system"], default.cfg["oracle"]) == ("arc_eager_nm", "spacy")
     assert (default.cfg["explore_after_epochs"], default.cfg["explore_prob"]) == (0, 1.0)
     hybrid = make_nlp(transition_system="arc_hybrid").get_pipe("dynoracle_parser")
     assert (hybrid.cfg["explore_after_epochs"], hybrid.cfg["explore_prob"]) == (1, 0.9)
