@@ -1,5 +1,6 @@
 """projects/ud: the weasel project file parses, and its run matrix is enumerated from the
 package's registry (a newly registered system joins without edits)."""
+import json
 import os
 import sys
 from pathlib import Path
@@ -963,3 +964,21 @@ def test_a_systems_own_option_defaults_are_part_of_its_run_id():
     assert off.id != plain.id and "close_sentencesfalse" in off.id
     assert matrix.make_run("swap", "dynamic").id == "swap-dynamic"
     assert plain.id in {r.id for r in matrix.system_runs("arc_eager")}
+
+
+def test_patience_gaps_counts_record_breaks_and_their_tail(tmp_path):
+    """scripts/patience_gaps.py: the updates between consecutive dev records and the gains,
+    from a training log, and the geometric estimate of the records the patience rule cut."""
+    from patience_gaps import read_scores, record_breaks, tail_estimate
+
+    log = tmp_path / "train_log.jsonl"
+    scores = [(0, 0.1), (100, 0.3), (200, 0.25), (300, 0.3), (400, 0.35), (500, 0.2), (900, 0.5)]
+    log.write_text("\n".join(json.dumps({"step": s, "score": v, "epoch": 0}) for s, v in scores)
+                   + '\n{"step": 950, "losses": {}}\n', encoding="utf-8")
+    assert read_scores(log) == scores
+    # a tie (300: 0.3) is not a record; the first evaluation only sets one
+    assert record_breaks(read_scores(log)) == [(100, pytest.approx(0.2)), (300, pytest.approx(0.05)),
+                                               (500, pytest.approx(0.15))]
+    # counts halving per interval: 8, 4, 2, 1 at patience 600 -> 1 * 0.5 / 0.5 cut beyond it
+    assert tail_estimate({300: 8, 400: 4, 500: 2, 600: 1}, 600, 100) == pytest.approx(1.0)
+    assert tail_estimate({300: 8, 400: 4, 500: 2}, 600, 100) == 0.0
