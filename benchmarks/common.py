@@ -156,3 +156,91 @@ def summary(values):
     pick = lambda q: s[min(len(s) - 1, int(q * len(s)))]
     return {"median": statistics.median(s), "min": s[0], "max": s[-1],
             "p10": pick(0.1), "p90": pick(0.9), "n": len(s)}
+
+
+# ---- instruction counts under callgrind (train_step --instructions) -----------------------
+# On a loaded machine CPU-time ratios of two pipelines scatter by ±20% between runs;
+# callgrind's instruction count of the same code on the same inputs does not depend on load.
+
+CALLGRIND_ENV = "DYNORACLE_CALLGRIND_OUT"
+
+
+def callgrind_total(text, event="Ir"):
+    """The total of `event` (default Ir, instructions executed) in the text of a callgrind
+    out file: the `totals:` line's column of that event in the `events:` line. A ValueError
+    names what is missing."""
+    events = totals = None
+    for line in text.splitlines():
+        if line.startswith("events:"):
+            events = line.split()[1:]
+        elif line.startswith("totals:"):
+            totals = [int(v) for v in line.split()[1:]]
+    if events is None or totals is None:
+        raise ValueError(f"not a callgrind out file (no events: or totals: line): {text[:80]!r}")
+    if event not in events:
+        raise ValueError(f"event {event!r} not counted in this file (events: {' '.join(events)})")
+    i = events.index(event)
+    return totals[i] if i < len(totals) else 0   # the format may leave trailing zeros out
+
+
+def rerun_under_callgrind(out_dir):
+    """Runs this script again with the same arguments under `valgrind --tool=callgrind
+    --instr-atstart=no` (nothing counted until Callgrind.on), its files in `out_dir`
+    (callgrind.out.N per dump, valgrind.log), PYTHONHASHSEED fixed so that set and dict
+    orders repeat; returns its exit code."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    if not shutil.which("valgrind") or not shutil.which("callgrind_control"):
+        raise SystemExit("valgrind and callgrind_control are needed for instruction counts")
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for old in out_dir.glob("callgrind.out*"):   # part numbers restart at 1 in every run
+        old.unlink()
+    env = {**os.environ, CALLGRIND_ENV: str(out_dir / "callgrind.out"), "PYTHONHASHSEED": "0"}
+    cmd = ["valgrind", "--tool=callgrind", "--instr-atstart=no",
+           f"--callgrind-out-file={out_dir / 'callgrind.out'}", f"--log-file={out_dir / 'valgrind.log'}",
+           sys.executable, *sys.argv]
+    return subprocess.run(cmd, env=env).returncode
+
+
+class Callgrind:
+    """Instructions of chosen stretches of this process, run by rerun_under_callgrind:
+    on()/off() switch callgrind's instrumentation (callgrind_control, through valgrind's
+    gdbserver), dump(label) writes what was counted since the last dump to the next part
+    file and returns its instruction count. The callgrind_control process started by
+    on() and off() costs this process about 1.5e6 instructions per pair (counted)."""
+
+    def __init__(self, out_file):
+        import os
+
+        self.out = Path(out_file)
+        self.pid = str(os.getpid())
+        self.parts = 0
+
+    @classmethod
+    def current(cls):
+        """The Callgrind of this process if rerun_under_callgrind started it, else None."""
+        import os
+
+        out = os.environ.get(CALLGRIND_ENV)
+        return cls(out) if out else None
+
+    def _control(self, *args):
+        import subprocess
+
+        subprocess.run(["callgrind_control", *args, self.pid], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def on(self):
+        self._control("--instr=on")
+
+    def off(self):
+        self._control("--instr=off")
+
+    def dump(self, label):
+        self._control(f"--dump={label.replace(' ', '_')}")
+        self.parts += 1
+        return callgrind_total(self.out.with_name(f"{self.out.name}.{self.parts}").read_text())

@@ -30,6 +30,14 @@ spaCy's parser stays the untrained reference.
     python benchmarks/train_step.py --treebank UD_Portuguese-Bosque --min-sent-len 100 \
         --systems lr_spine --oracles static,dynamic --batches 3 --batch-docs 2 --reps 3 \
         --model training/lr_spine-dynamic/model-last
+
+--instructions DIR counts instructions per update instead of seconds: the script reruns
+itself under callgrind (files in DIR), which counts only inside the `nlp.update` calls, one
+pass per pipeline (no --reps: the same build and inputs give the same count whatever the
+machine's load; docs/long_sentences.md, "Training update by instruction counts").
+
+    python benchmarks/train_step.py --treebank UD_Portuguese-Bosque --systems swap \
+        --oracles dynamic --batches 3 --batch-docs 2 --model M --instructions /tmp/icount
 """
 import argparse
 import json
@@ -37,13 +45,15 @@ import statistics
 import time
 from pathlib import Path
 
-from common import (build_nlp, csv_list, load_examples, load_trained, registered_systems,
-                    summary, system_overrides, treebank_files)
+from common import (Callgrind, build_nlp, csv_list, load_examples, load_trained,
+                    registered_systems, rerun_under_callgrind, summary, system_overrides,
+                    treebank_files)
 from spacy_dynoracle.options import parse_options
 
 
-def time_updates(nlp, batches, sgd, seed=0):
-    """Wall and CPU seconds of one update per batch. Before each update the random
+def time_updates(nlp, batches, sgd, seed=0, meter=None):
+    """Wall and CPU seconds of one update per batch; with a Callgrind `meter`, its
+    instrumentation is on during each update (only). Before each update the random
     generators are seeded from (seed, batch), the same for every pipeline: `update` draws
     its segment length from Python's `random` (update_with_oracle_cut_size: uniform in
     50-200 moves) and interleaved pipelines would otherwise get different lengths, hence
@@ -54,10 +64,14 @@ def time_updates(nlp, batches, sgd, seed=0):
     wall = cpu = 0.0
     for i, batch in enumerate(batches):
         fix_random_seed(seed * 1000 + i)
+        if meter:
+            meter.on()
         start, cpu0 = time.perf_counter(), time.process_time()
         nlp.update(batch, sgd=sgd, losses=losses)
         wall += time.perf_counter() - start
         cpu += time.process_time() - cpu0
+        if meter:
+            meter.off()
     return wall, cpu
 
 
@@ -76,7 +90,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--treebank", default="UD_Hungarian-Szeged")
     ap.add_argument("--systems", default="", help="comma-separated (default: every registered one)")
-    ap.add_argument("--oracles", default="", help="comma-separated subset (default: each system's oracles)")
+    ap.add_argument("--oracles", default="", help="comma-separated subset (default: each system's oracles); the "
+                         "static ones come along unless some are listed (e.g. dynamic,static-lazy "
+                         "for swap: only its static-lazy)")
     ap.add_argument("--option", action="append", default=[],
                     help="system option KEY=VALUE for the systems that have it (e.g. degree=3), repeatable")
     ap.add_argument("--variant", action="append", default=[],
@@ -95,14 +111,24 @@ def main():
     ap.add_argument("--json", type=Path)
     ap.add_argument("--model", type=Path,
                     help="a trained pipeline: its system's pipelines start from its weights")
+    ap.add_argument("--instructions", type=Path, metavar="DIR",
+                    help="instructions per update by callgrind (its files in DIR), one pass "
+                         "per pipeline, instead of seconds")
+    ap.add_argument("--no-spacy", action="store_true",
+                    help="leave spaCy's parser (the reference pipeline) out")
     args = ap.parse_args()
+    meter = Callgrind.current() if args.instructions else None
+    if args.instructions and meter is None:   # this process only starts the counted one
+        raise SystemExit(rerun_under_callgrind(args.instructions))
     import spacy_dynoracle.parser as dynparser
 
     train, _ = treebank_files(args.treebank)
     n_docs = args.batches * args.batch_docs
-    pipes = {("spacy", "stock"): build_nlp("spacy_parser.cfg", train)}
+    pipes = {} if args.no_spacy else {("spacy", "stock"): build_nlp("spacy_parser.cfg", train)}
     options = parse_options(args.option)
     only = csv_list(args.oracles)
+    # the static oracles (the ratios' references) come along unless some are listed
+    all_static = not any(o.startswith("static") for o in only or ())
     model_system = None
     if args.model:
         from spacy.util import load_config
@@ -124,7 +150,7 @@ def main():
                 continue
             opts = {k: v for k, v in {**options, **extra}.items() if k in getattr(cls, "options", {})}
             for oracle in cls.oracles:
-                if only and oracle not in only and not oracle.startswith("static"):
+                if only and oracle not in only and not (all_static and oracle.startswith("static")):
                     continue
                 try:
                     nlp = pipeline(name, oracle, opts)
@@ -147,9 +173,11 @@ def main():
     for key, nlp in pipes.items():   # warm-up
         time_updates(nlp, batches[key][:2], sgds[key])
         moves = getattr(nlp.get_pipe("parser"), "moves", None)
-        if hasattr(moves, "timed"):
+        if hasattr(moves, "timed") and not meter:
             moves.timed = True
             oracle_cpu[key] = -moves.oracle_stats()["oracle_cpu_s"]
+    if meter:
+        return report_instructions(args, pipes, batches, sgds, meter, n_updates, n_words)
     for rep in range(args.reps):
         for key, nlp in pipes.items():
             times[key].append(time_updates(nlp, batches[key], sgds[key], seed=1 + rep))
@@ -161,7 +189,7 @@ def main():
           f"{args.reps} interleaved repetitions; {args.clock} seconds per update median (min-max); "
           f"ratio = median / the same system's static median (static-lazy for swap)")
     print(f"{'system':14}{'oracle':30}{'s/update':>10}{'min':>9}{'max':>9}{'words/s':>10}{'÷ static':>10}{'÷ spaCy':>9}")
-    stock = statistics.median(times[("spacy", "stock")])
+    stock = statistics.median(times[("spacy", "stock")]) if ("spacy", "stock") in times else None
     out = []
     for (name, oracle), ts in times.items():
         med = statistics.median(ts)
@@ -169,14 +197,16 @@ def main():
         ratio = med / statistics.median(static) if static else None
         per = [t / n_updates for t in ts]
         print(f"{name:14}{oracle:30}{statistics.median(per):>10.4f}{min(per):>9.4f}{max(per):>9.4f}"
-              f"{n_words / med:>10,.0f}{(f'{ratio:.3f}' if ratio else '-'):>10}{med / stock:>9.3f}")
+              f"{n_words / med:>10,.0f}{(f'{ratio:.3f}' if ratio else '-'):>10}"
+              f"{(f'{med / stock:.3f}' if stock else '-'):>9}")
         # per repetition (the pipelines are interleaved, so a repetition's pipelines ran
         # under about the same load): this machine's spread of the ratio
         per_rep = [t / s for t, s in zip(ts, static)] if static else []
         if per_rep and static is not ts:
             print(f"{'':44}per repetition ÷ static: " + ", ".join(f"{r:.3f}" for r in per_rep))
         out.append({"system": name, "oracle": oracle, "seconds_per_update": summary(per),
-                    "words_per_s": n_words / med, "ratio_to_static": ratio, "ratio_to_spacy": med / stock,
+                    "words_per_s": n_words / med, "ratio_to_static": ratio,
+                    "ratio_to_spacy": med / stock if stock else None,
                     "ratio_to_static_per_rep": per_rep})
     for key in oracle_cpu:   # per update: the oracle's CPU (mean), the update's median less it
         oracle_cpu[key] += pipes[key].get_pipe("parser").moves.oracle_stats()["oracle_cpu_s"]
@@ -206,6 +236,36 @@ def main():
                                          "words": n_words, "reps": args.reps, "clock": args.clock,
                                          "results": out, "times": raw, "oracle_stats": stats},
                                         indent=2))
+
+
+def report_instructions(args, pipes, batches, sgds, meter, n_updates, n_words):
+    """One pass of the updates per pipeline, counted by `meter`: instructions per update,
+    ÷ the system's static pipeline, ÷ spaCy's parser."""
+    meter.on()
+    meter.off()
+    toggle = meter.dump("empty on-off")
+    counts = {}
+    for key, nlp in pipes.items():
+        time_updates(nlp, batches[key], sgds[key], seed=1, meter=meter)
+        counts[key] = meter.dump(" ".join(key)) / n_updates
+    print(f"{args.treebank}: {n_updates} updates of {args.batch_docs} Docs ({n_words} words); "
+          f"instructions per update (callgrind, each including {toggle:,} of one empty "
+          f"instrumentation on-off); ratio = count ÷ the same system's static count (static-lazy for swap)")
+    print(f"{'system':14}{'oracle':30}{'instr/update':>16}{'÷ static':>10}{'÷ spaCy':>9}")
+    stock = counts.get(("spacy", "stock"))
+    out = []
+    for (name, oracle), n in counts.items():
+        static = counts.get(static_reference(counts, name, oracle))
+        ratio = n / static if static else None
+        print(f"{name:14}{oracle:30}{n:>16,.0f}{(f'{ratio:.3f}' if ratio else '-'):>10}"
+              f"{(f'{n / stock:.3f}' if stock else '-'):>9}")
+        out.append({"system": name, "oracle": oracle, "instructions_per_update": n,
+                    "ratio_to_static": ratio, "ratio_to_spacy": n / stock if stock else None})
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"treebank": args.treebank, "updates": n_updates,
+                                         "words": n_words, "toggle_instructions": toggle,
+                                         "results": out}, indent=2))
 
 
 if __name__ == "__main__":
