@@ -376,7 +376,8 @@ def test_unknown_epoch_warns_once():
 
 REPRODUCIBLE = [("arc_hybrid", {}), ("arc_eager", {}), ("arc_standard", {}), ("lr_spine", {}),
                 ("swap", {}), ("attardi", {"system_options": {"degree": 2}}),
-                ("attardi", {"system_options": {"degree": 3}}), ("easy_first", {})]
+                ("attardi", {"system_options": {"degree": 3}}), ("easy_first", {}),
+                ("arc_eager_nm", {"oracle": "spacy"}), ("arc_eager_nm", {})]
 
 
 @pytest.mark.parametrize("system, options", REPRODUCIBLE)
@@ -385,8 +386,10 @@ def test_same_seed_and_config_train_byte_identical_models(system, options):
     byte, with exploration on (dynamic oracle, p = 0.5 from epoch 1) and dropout; no cost
     depends on wall-clock time (attardi's max_ms is off by default)."""
     models, losses = [], []
+    options = dict(options)
+    oracle = options.pop("oracle", "dynamic")
     for _ in range(2):
-        nlp = make_nlp(transition_system=system, oracle="dynamic", explore_after_epochs=1,
+        nlp = make_nlp(transition_system=system, oracle=oracle, explore_after_epochs=1,
                        explore_prob=0.5, **options)
         examples = make_examples(nlp.vocab, 24, seed=9, kind="nonprojective", sents_per_doc=2)
         losses.append(train(nlp, examples, epochs=3, batch=6, drop=0.1))
