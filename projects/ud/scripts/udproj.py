@@ -62,8 +62,19 @@ def versions() -> dict:
                                 capture_output=True, text=True).stdout.strip()
     except OSError:
         commit = ""
+    # thinc, blis and numpy too: a run repeats exactly only with the same numeric stack (a
+    # reinstall after a machine reset changed every retrained run from update 100 on)
+    from importlib.metadata import PackageNotFoundError, version
+
+    def installed(name):
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            return None
+
     return {"spacy_dynoracle": spacy_dynoracle.__version__, "git": commit,
             "spacy": spacy.__version__, "python": platform.python_version(),
+            **{name: installed(name) for name in ("thinc", "blis", "numpy")},
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs"}
 
 
