@@ -969,15 +969,20 @@ def test_a_systems_own_option_defaults_are_part_of_its_run_id():
 def test_patience_gaps_counts_record_breaks_and_their_tail(tmp_path):
     """scripts/patience_gaps.py: the updates between consecutive dev records and the gains,
     from a training log, and the geometric estimate of the records the patience rule cut."""
-    from patience_gaps import read_scores, record_breaks, tail_estimate
+    from patience_gaps import log_scores, record_breaks, tail_estimate
+    from report import load_runs
 
-    log = tmp_path / "train_log.jsonl"
+    run = tmp_path / "UD_X" / "tagger" / "arc_eager-s0"
+    run.mkdir(parents=True)
+    (run / "run.json").write_text("{}", encoding="utf-8")
     scores = [(0, 0.1), (100, 0.3), (200, 0.25), (300, 0.3), (400, 0.35), (500, 0.2), (900, 0.5)]
-    log.write_text("\n".join(json.dumps({"step": s, "score": v, "epoch": 0}) for s, v in scores)
-                   + '\n{"step": 950, "losses": {}}\n', encoding="utf-8")
-    assert read_scores(log) == scores
+    (run / "train_log.jsonl").write_text(
+        "\n".join(json.dumps({"step": s, "score": v, "epoch": 0}) for s, v in scores)
+        + '\n{"step": 950, "losses": {}}\n', encoding="utf-8")
+    log = load_runs(tmp_path)[0]["log"]
+    assert log_scores(log) == scores
     # a tie (300: 0.3) is not a record; the first evaluation only sets one
-    assert record_breaks(read_scores(log)) == [(100, pytest.approx(0.2)), (300, pytest.approx(0.05)),
+    assert record_breaks(log_scores(log)) == [(100, pytest.approx(0.2)), (300, pytest.approx(0.05)),
                                                (500, pytest.approx(0.15))]
     # counts halving per interval: 8, 4, 2, 1 at patience 600 -> 1 * 0.5 / 0.5 cut beyond it
     assert tail_estimate({300: 8, 400: 4, 500: 2, 600: 1}, 600, 100) == pytest.approx(1.0)

@@ -14,11 +14,12 @@ runs whose next record was a little further away. The tail's decay per evaluatio
 `--runs SUBSTRING` keeps the runs whose folder name contains it (e.g. attardi).
 """
 import argparse
-import json
 import statistics
 from collections import defaultdict
 from pathlib import Path
 from typing import Dict, Iterable, List, Tuple
+
+from report import load_runs
 
 
 def record_breaks(scores: Iterable[Tuple[int, float]]) -> List[Tuple[int, float]]:
@@ -34,10 +35,9 @@ def record_breaks(scores: Iterable[Tuple[int, float]]) -> List[Tuple[int, float]
     return breaks
 
 
-def read_scores(log: Path) -> List[Tuple[int, float]]:
-    """(step, score) of each evaluation in a spaCy training log (JSON lines)."""
-    rows = (json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line.strip())
-    return [(r["step"], r["score"]) for r in rows if r.get("score") is not None]
+def log_scores(log: List[dict]) -> List[Tuple[int, float]]:
+    """(step, score) of each evaluation in a run's training log (report.load_runs's run["log"])."""
+    return [(r["step"], r["score"]) for r in log if r.get("score") is not None]
 
 
 def tail_estimate(counts: Dict[int, int], patience: int, interval: int) -> float:
@@ -59,13 +59,13 @@ def main():
     ap.add_argument("--interval", type=int, default=100, help="the evaluation interval (eval_frequency)")
     ap.add_argument("--runs", default="", help="only runs whose folder name contains this")
     args = ap.parse_args()
-    logs = sorted(p for root in args.records for p in root.glob("*/*/*/train_log.jsonl")
-                  if args.runs in p.parent.name)
+    logs = [scores for root in args.records for run in load_runs(root)
+            if args.runs in run["folder"].name and (scores := log_scores(run["log"]))]
     if not logs:
-        raise SystemExit(f"no train_log.jsonl under {[str(r) for r in args.records]} (runs {args.runs!r})")
+        raise SystemExit(f"no scored train_log.jsonl under {[str(r) for r in args.records]} (runs {args.runs!r})")
     gains = defaultdict(list)
-    for log in logs:
-        for gap, gain in record_breaks(read_scores(log)):
+    for scores in logs:
+        for gap, gain in record_breaks(scores):
             gains[gap].append(100 * gain)
     counts = {gap: len(v) for gap, v in gains.items()}
     print(f"{len(logs)} runs, {sum(counts.values())} record breaks; patience {args.patience}\n")
