@@ -415,7 +415,8 @@ def test_sentence_target_defaults_come_from_the_system(tmp_path):
     for name in SYSTEMS:
         on = name == "arc_eager"
         assert sentence_targets(make_nlp(transition_system=name)) == (on, on), name
-    off = make_nlp(system_options={"close_sentences": False, "keep_sentences": False})
+    off = make_nlp(transition_system="arc_eager",
+                   system_options={"close_sentences": False, "keep_sentences": False})
     assert sentence_targets(off) == (False, False)
     examples = make_examples(off.vocab, 4, seed=3)
     off.initialize(lambda: examples)

@@ -964,6 +964,10 @@ def test_a_systems_own_option_defaults_are_part_of_its_run_id():
     assert off.id != plain.id and "close_sentencesfalse" in off.id
     assert matrix.make_run("swap", "dynamic").id == "swap-dynamic"
     assert plain.id in {r.id for r in matrix.system_runs("arc_eager")}
+    # training targets act only through a dynamic oracle: a static run is not named by them
+    static = matrix.make_run("arc_eager", "static")
+    assert static.id == "arc_eager-static" and static.options == {}
+    assert static.id in {r.id for r in matrix.system_runs("arc_eager")}
 
 
 def test_patience_gaps_counts_record_breaks_and_their_tail(tmp_path):

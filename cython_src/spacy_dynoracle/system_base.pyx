@@ -71,6 +71,12 @@ COMMON_OPTIONS = {
     # whose arc moves fix that direction: not swap)
     "label_sets": "shared",
 }
+# The COMMON_OPTIONS that act only through a dynamic oracle's zero-cost set: the training
+# targets narrow it, cut_path chooses a path through it, bounded_costs reads its guard. A
+# static oracle has one zero-cost move per state and no guard, so they change nothing there
+# (a run id of a static oracle does not name them: projects/ud/scripts/matrix.py)
+DYNAMIC_ONLY_OPTIONS = ("eager_root", "close_sentences", "keep_sentences", "target", "defer",
+                        "cut_path", "bounded_costs")
 TARGETS = ("all", "model_best", "static")
 DEFERS = ("free", "last", "repairs_last")
 # The exploration rules (the factory's explore_rule; parser.follow_oracle_mask draws which

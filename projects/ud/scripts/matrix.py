@@ -104,14 +104,19 @@ def with_variant(run: Run, variant: str) -> Run:
     return replace(run, id=f"{run.id}+{variant}")
 
 
-def with_system_defaults(cls, options: Dict[str, object]) -> Dict[str, object]:
+def with_system_defaults(cls, options: Dict[str, object], oracle: str) -> Dict[str, object]:
     """options plus the system's own defaults of the shared options (common_option_defaults,
     e.g. arc_eager's close_sentences and keep_sentences), written out: a run id names the
     configuration it trains, so a changed default never puts a new configuration under an
-    old run's name."""
+    old run's name. Those that act only through a dynamic oracle (DYNAMIC_ONLY_OPTIONS: the
+    training targets) are left out of a static oracle's runs, which they do not change."""
+    from spacy_dynoracle.system_base import DYNAMIC_ONLY_OPTIONS
+
+    dynamic = oracle in getattr(cls, "dynamic_oracles", ())
     out = dict(options)
     for key, value in getattr(cls, "common_option_defaults", {}).items():
-        out.setdefault(f"system_options.{key}", value)
+        if dynamic or key not in DYNAMIC_ONLY_OPTIONS:
+            out.setdefault(f"system_options.{key}", value)
     return out
 
 
@@ -125,7 +130,7 @@ def make_run(system: str, oracle: Optional[str] = None, options=None) -> Run:
     from spacy_dynoracle import get_system_class
 
     cls = get_system_class(system)
-    options = with_system_defaults(cls, options or {})
+    options = with_system_defaults(cls, options or {}, oracle)
     return Run(run_id(system, oracle, options), system, oracle,
                oracle in getattr(cls, "dynamic_oracles", ()), options)
 
@@ -140,9 +145,12 @@ def system_runs(system: str) -> List[Run]:
         if key in getattr(cls, "options", {}):
             grids = [dict(g, **{key: v}) for g in grids for v in values]
     dynamic = set(getattr(cls, "dynamic_oracles", ()))
-    grids = [with_system_defaults(cls, g) for g in grids]
-    return [Run(run_id(system, oracle, opts), system, oracle, oracle in dynamic, opts)
-            for opts in grids for oracle in cls.oracles]
+    runs = []
+    for grid in grids:
+        for oracle in cls.oracles:
+            opts = with_system_defaults(cls, grid, oracle)
+            runs.append(Run(run_id(system, oracle, opts), system, oracle, oracle in dynamic, opts))
+    return runs
 
 
 def all_runs(systems: Optional[List[str]] = None, oracles: Optional[List[str]] = None,
