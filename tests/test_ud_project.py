@@ -513,6 +513,31 @@ def test_report_scores_with_gold_sentences_beside_the_segmenting_ones(tmp_path):
     assert means["LAS gold sents"]["arc_hybrid-dynamic"] == 63 and means["sent F1"]["spacy_parser"] == 90
 
 
+def test_report_gives_train_cpu_per_100_updates(tmp_path):
+    """Runs that stop at different updates compare by train CPU per 100 updates (issue 23):
+    the updates are the last evaluated step of train_log.jsonl; a run without its CPU or log
+    shows none."""
+    import json
+
+    import report
+
+    for rid, cpu, steps in (("spacy_parser", 600.0, 3000), ("arc_standard-dynamic", 900.0, 4000),
+                            ("swap-dynamic", None, 1000)):
+        folder = tmp_path / "UD_A" / "parser" / f"{rid}-s0"
+        folder.mkdir(parents=True)
+        (folder / "run.json").write_text(json.dumps(
+            {"treebank": "UD_A", "pipeline": "parser", "run": rid, "system": rid.split("-")[0],
+             "seed": 0, "train_cpu_seconds": cpu}))
+        (folder / "train_log.jsonl").write_text("\n".join(
+            json.dumps({"step": s, "score": s / 10000, "epoch": 0}) for s in range(0, steps + 1, 500)))
+    lines, means = report.table(report.group(report.load_runs(tmp_path))[("UD_A", "parser")])
+    assert means["updates"] == {"spacy_parser": 3000, "arc_standard-dynamic": 4000,
+                                "swap-dynamic": None}
+    assert means["train CPU s / 100 updates"] == {"spacy_parser": 20.0,
+                                                  "arc_standard-dynamic": 22.5,
+                                                  "swap-dynamic": None}
+
+
 def test_patience_replayed_on_a_full_learning_curve():
     """stopped_at follows spaCy's rule: stop once `patience` updates have passed since the
     earliest best dev score; a later, better score is kept only if it comes in time."""

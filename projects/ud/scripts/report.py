@@ -43,10 +43,12 @@ COLUMNS = [  # (header, eval split, path in the eval JSON, decimals)
     ("epochs", "log", ("epochs",), 0),
     ("words/s", "test", ("speed", "words_per_cpu_s"), 0),
     ("train CPU s", "run", ("train_cpu_seconds",), 0),
+    ("updates", "cost", ("updates",), 0),
+    ("train CPU s / 100 updates", "cost", ("cpu_s_per_100_updates",), 1),
     ("train s", "run", ("train_seconds",), 0),
 ]
-LOWER_IS_BETTER = {"train s", "train CPU s"}
-UNRANKED = {"best epoch", "epochs"}
+LOWER_IS_BETTER = {"train s", "train CPU s", "train CPU s / 100 updates"}
+UNRANKED = {"best epoch", "epochs", "updates"}
 #: peers, neither ours nor spaCy's parser: UDPipe 1 (scripts/udpipe_peer.py) and spaCy's
 #: biaffine parser (scripts/biaffine.py); system -> its column in the comparison with ours
 EXTERNAL = {"udpipe1": "UDPipe 1 best", "biaffine": "biaffine parser"}
@@ -96,6 +98,7 @@ def load_runs(output: Path):
         run["log"] = [json.loads(line) for line in log.read_text().splitlines() if line.strip()] \
             if log.exists() else []
         run["log_summary"] = log_summary(run["log"])
+        run["cost"] = training_cost(run["info"], run["log_summary"])
         runs.append(run)
     return runs
 
@@ -111,8 +114,18 @@ def log_summary(log):
             "epochs": scored[-1].get("epoch", -1) + 1, "steps": scored[-1].get("step")}
 
 
+def training_cost(info, summary):
+    """The updates trained (the last evaluated step) and the train CPU per 100 of them: runs
+    that stop at different updates compare by the second (issue 23's converged ratios)."""
+    cpu, updates = info.get("train_cpu_seconds"), (summary or {}).get("steps")
+    if not cpu or not updates:
+        return {}
+    return {"updates": updates, "cpu_s_per_100_updates": 100 * cpu / updates}
+
+
 def value(run, split, path):
-    source = {"run": run["info"], "log": run.get("log_summary")}.get(split, run.get(split))
+    source = {"run": run["info"], "log": run.get("log_summary"),
+              "cost": run.get("cost")}.get(split, run.get(split))
     return dig(source, path)
 
 
