@@ -566,12 +566,18 @@ def _nlp(**config):
     pytest.param("static", 2, marks=pytest.mark.slow),
     pytest.param("dynamic", 3, marks=pytest.mark.slow)])
 def test_attardi_learns_nonprojective_trees_without_lifting(oracle, degree):
+    """With its defaults (schedule (2, 0.5), the static target), as a user trains it. On these
+    random trees the static target learns more slowly than target="all" (5 epochs: 0.49
+    against 0.53 of the heads; at (3, 0.9) 0.33 against 0.52), the opposite of UD at
+    convergence (docs/systems/attardi.md, "The static target by default")."""
     from synthetic import make_examples, train
-    nlp = _nlp(oracle=oracle, system_options={"degree": degree}, explore_after_epochs=3, explore_prob=0.9)
+    nlp = _nlp(oracle=oracle, system_options={"degree": degree})
     examples = make_examples(nlp.vocab, 60, seed=3, kind="nonprojective", min_len=4,
                              sents_per_doc=2)
     losses = train(nlp, examples, epochs=5, shuffle=False)
-    assert losses[-1] < losses[0] / 2
+    # one target class per state (the static oracle, the static target) leaves more of the
+    # loss than the multi-label target: degree 3 with the static target ends at 0.51 of it
+    assert losses[-1] < 0.6 * losses[0]
     parser = nlp.get_pipe("dynoracle_parser")
     assert parser.moves.projectivize is False and parser.moves.degree == degree
     assert not any("||" in name for name in parser.move_names)

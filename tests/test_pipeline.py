@@ -402,6 +402,21 @@ def test_same_seed_and_config_train_byte_identical_models(system, options):
 
 
 
+def test_training_target_defaults_come_from_the_system():
+    """target is "static" for attardi (its common_option_defaults, chosen on dev at
+    convergence: docs/systems/attardi.md) and "all" for every other system; an explicit value
+    wins."""
+    from spacy_dynoracle import SYSTEMS
+
+    def target(nlp):
+        return nlp.get_pipe("dynoracle_parser").moves.cfg["target"]
+
+    for name in SYSTEMS:
+        expected = "static" if name == "attardi" else "all"
+        assert target(make_nlp(transition_system=name)) == expected, name
+    assert target(make_nlp(transition_system="attardi", system_options={"target": "all"})) == "all"
+
+
 def test_sentence_target_defaults_come_from_the_system(tmp_path):
     """close_sentences / keep_sentences are on for arc_eager (its common_option_defaults,
     chosen at convergence: docs/systems/arc_eager.md) and off for every other system; an
