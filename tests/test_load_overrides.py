@@ -21,7 +21,9 @@ KEY = f"components.{NAME}."
 CONFIGS = {
     # never explores in epoch 0, so that an exploration override shows in n_off_path
     "arc_standard": dict(transition_system="arc_standard", explore_after_epochs=5),
-    "attardi": dict(transition_system="attardi"),
+    # every zero-cost move a target: the tiny model then makes the crossing arcs the
+    # penalty tests need (with attardi's default static target it makes none)
+    "attardi": dict(transition_system="attardi", system_options={"target": "all"}),
     "easy_first": dict(transition_system="easy_first", explore_after_epochs=5),
 }
 

@@ -718,11 +718,13 @@ def test_run_options_keep_their_ids_and_reach_the_command_line_as_given(tmp_path
     run = matrix.make_run("arc_hybrid", "static", parse_options(["projectivize=true"]))
     assert run.id == "arc_hybrid-projectivizetrue-static" and run.options == {"projectivize": True}
     run = matrix.make_run("attardi", "dynamic", parse_options(["degree=3", "system_options.prune=false"]))
-    assert run.id == "attardi-degree3-system_options.prunefalse-dynamic"
+    # attardi's own default target is written out (with_system_defaults)
+    assert run.id == "attardi-degree3-system_options.prunefalse-system_options.targetstatic-dynamic"
     files = {"train": tmp_path / "x-ud-train.conllu", "dev": None, "test": None}
     text = " ".join(train_command(run, files, tmp_path / "out"))
     assert "--components.parser.system_options.degree 3" in text
     assert "--components.parser.system_options.prune false" in text
+    assert "--components.parser.system_options.target static" in text
 
 
 def _fake_venv(tmp_path):
