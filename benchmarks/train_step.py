@@ -17,10 +17,13 @@ loop; its ratio is to the static oracle of the same variant.
         --systems lr_spine --oracles dynamic --batches 3 --batch-docs 2 --reps 6 \
         --variant exact_costs=false
 
-Systems with an oracle clock (lr_spine's `timed`) also print the oracle's CPU per update and
-the update minus it: on this loaded machine the update's median swings ±20% between runs, the
-oracle's own CPU much less, so "static update minus static oracle plus dynamic oracle" over
-the static update is the steadier estimate of the ratio.
+Every pipeline of the package runs with its oracle clock on (the system's `timed`: the
+thread CPU time of each call of its oracle, static or dynamic, the same for every system)
+and also reports the oracle's CPU per update, the update minus it, and the ratio "by oracle
+CPU" (column "÷ static, oracle CPU", `ratio_by_oracle_cpu` in --json): the static update with
+its oracle's CPU replaced by this pipeline's, over the static update. On this loaded machine
+the update's median swings ±20% between runs, the oracle's own CPU much less, so that is the
+steadier estimate of the ratio. spaCy's parser has no clock (no ratio by oracle CPU).
 
 --model DIR starts every pipeline of its system from a trained pipeline instead (its
 weights, its system; the oracle and variant options set per pipeline), so that the model
@@ -84,6 +87,16 @@ def static_reference(pipelines, name, oracle):
                None) or next((o for (n, o) in pipelines if n == name and o.startswith("static")
                               and (o.endswith(suffix) if suffix else "[" not in o)), None)
     return (name, ref) if ref is not None else None
+
+
+def ratio_by_oracle_cpu(times, oracle_cpu, ref, key, n_updates):
+    """The static update (`ref`'s median) with its oracle's CPU replaced by `key`'s, over the
+    static update: `key`'s ratio to static by the oracles' own CPU (per update, oracle_cpu);
+    None unless both pipelines have an oracle clock."""
+    if ref is None or ref not in oracle_cpu or key not in oracle_cpu:
+        return None
+    static_update = statistics.median(times[ref]) / n_updates
+    return (static_update - oracle_cpu[ref] + oracle_cpu[key]) / static_update
 
 
 def main():
@@ -169,11 +182,11 @@ def main():
     n_updates = len(next(iter(batches.values())))
     times = {key: [] for key in pipes}
     sgds = {key: nlp.create_optimizer() for key, nlp in pipes.items()}
-    oracle_cpu = {}   # systems with an oracle clock (lr_spine): its CPU over the timed updates
+    oracle_cpu = {}   # the pipelines with an oracle clock: its CPU over the timed updates
     for key, nlp in pipes.items():   # warm-up
         time_updates(nlp, batches[key][:2], sgds[key])
         moves = getattr(nlp.get_pipe("parser"), "moves", None)
-        if hasattr(moves, "timed") and not meter:
+        if hasattr(moves, "timed") and not meter:   # every system of the package, not spaCy's
             moves.timed = True
             oracle_cpu[key] = -moves.oracle_stats()["oracle_cpu_s"]
     if meter:
@@ -185,10 +198,15 @@ def main():
            for k, ts in times.items()}
     clock = 1 if args.clock == "cpu" else 0
     times = {k: [t[clock] for t in ts] for k, ts in times.items()}
+    for key in oracle_cpu:   # per update: the oracle's CPU (mean over the timed updates)
+        oracle_cpu[key] += pipes[key].get_pipe("parser").moves.oracle_stats()["oracle_cpu_s"]
+        oracle_cpu[key] /= args.reps * n_updates
     print(f"{args.treebank}: {n_updates} updates of {args.batch_docs} Docs ({n_words} words), "
           f"{args.reps} interleaved repetitions; {args.clock} seconds per update median (min-max); "
-          f"ratio = median / the same system's static median (static-lazy for swap)")
-    print(f"{'system':14}{'oracle':30}{'s/update':>10}{'min':>9}{'max':>9}{'words/s':>10}{'÷ static':>10}{'÷ spaCy':>9}")
+          f"ratio = median / the same system's static median (static-lazy for swap); 'oracle CPU' = the "
+          f"static median with its oracle's CPU replaced by this pipeline's, / the static median")
+    print(f"{'system':14}{'oracle':30}{'s/update':>10}{'min':>9}{'max':>9}{'words/s':>10}{'÷ static':>10}"
+          f"{'÷ spaCy':>9}{'oracle CPU':>12}")
     stock = statistics.median(times[("spacy", "stock")]) if ("spacy", "stock") in times else None
     out = []
     for (name, oracle), ts in times.items():
@@ -196,34 +214,30 @@ def main():
         static = times.get(static_reference(times, name, oracle))
         ratio = med / statistics.median(static) if static else None
         per = [t / n_updates for t in ts]
+        by_cpu = ratio_by_oracle_cpu(times, oracle_cpu, static_reference(times, name, oracle),
+                                     (name, oracle), n_updates)
         print(f"{name:14}{oracle:30}{statistics.median(per):>10.4f}{min(per):>9.4f}{max(per):>9.4f}"
               f"{n_words / med:>10,.0f}{(f'{ratio:.3f}' if ratio else '-'):>10}"
-              f"{(f'{med / stock:.3f}' if stock else '-'):>9}")
+              f"{(f'{med / stock:.3f}' if stock else '-'):>9}"
+              f"{(f'{by_cpu:.3f}' if by_cpu else '-'):>12}")
         # per repetition (the pipelines are interleaved, so a repetition's pipelines ran
         # under about the same load): this machine's spread of the ratio
         per_rep = [t / s for t, s in zip(ts, static)] if static else []
         if per_rep and static is not ts:
             print(f"{'':44}per repetition ÷ static: " + ", ".join(f"{r:.3f}" for r in per_rep))
-        out.append({"system": name, "oracle": oracle, "seconds_per_update": summary(per),
-                    "words_per_s": n_words / med, "ratio_to_static": ratio,
-                    "ratio_to_spacy": med / stock if stock else None,
-                    "ratio_to_static_per_rep": per_rep})
-    for key in oracle_cpu:   # per update: the oracle's CPU (mean), the update's median less it
-        oracle_cpu[key] += pipes[key].get_pipe("parser").moves.oracle_stats()["oracle_cpu_s"]
-        oracle_cpu[key] /= args.reps * n_updates
-    for (name, oracle), per in oracle_cpu.items():
-        rest = statistics.median(times[(name, oracle)]) / n_updates - per
-        ref = static_reference(times, name, oracle)
-        static = oracle_cpu.get(ref)
-        # the static update with its oracle's CPU replaced by this one's, over the static update
-        est = None
-        if static is not None:
-            static_update = statistics.median(times[ref]) / n_updates
-            est = (static_update - static + per) / static_update
-        print(f"# {name} {oracle}: oracle {per:.4f} s/update (CPU), update minus oracle "
-              f"{rest:.4f}, static update with this oracle ÷ static {est or float('nan'):.3f}")
-        out.append({"system": name, "oracle": oracle, "oracle_s_per_update": per,
-                    "rest_s_per_update": rest, "ratio_by_oracle_cpu": est})
+        row = {"system": name, "oracle": oracle, "seconds_per_update": summary(per),
+               "words_per_s": n_words / med, "ratio_to_static": ratio,
+               "ratio_to_spacy": med / stock if stock else None,
+               "ratio_to_static_per_rep": per_rep, "oracle_s_per_update": None,
+               "rest_s_per_update": None, "ratio_by_oracle_cpu": by_cpu}
+        if (name, oracle) in oracle_cpu:
+            row["oracle_s_per_update"] = oracle_cpu[(name, oracle)]
+            row["rest_s_per_update"] = med / n_updates - oracle_cpu[(name, oracle)]
+        out.append(row)
+    for r in out:
+        if r["oracle_s_per_update"] is not None:
+            print(f"# {r['system']} {r['oracle']}: oracle {r['oracle_s_per_update']:.4f} s/update "
+                  f"(CPU), update minus oracle {r['rest_s_per_update']:.4f}")
     stats = {}
     for (name, oracle), nlp in pipes.items():
         moves = getattr(nlp.get_pipe("parser"), "moves", None)

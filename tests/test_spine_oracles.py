@@ -319,9 +319,10 @@ def test_lr_spine_oracle_paths_on_statec():
 
 
 def test_lr_spine_oracle_clock():
-    """`timed` (off by default) adds the oracle's CPU time to oracle_stats()["oracle_cpu_s"]
-    (benchmarks/train_step.py reads it: the update's CPU swings between runs on a loaded
-    machine, the oracle's own much less); the costs are the same with it on."""
+    """`timed` (off by default; every system's since clock16, tests/test_oracle_clock.py)
+    adds the oracle's CPU time to oracle_stats()["oracle_cpu_s"] (benchmarks/train_step.py
+    reads it: the update's CPU swings between runs on a loaded machine, the oracle's own much
+    less); lr_spine's costs and counters are the same with it on."""
     heads = [1, 1, 3, 3, 3, 3, 5, 3]                # sentences {0, 1}, {2..7}
 
     def walk(timed):

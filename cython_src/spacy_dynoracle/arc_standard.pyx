@@ -162,7 +162,7 @@ cdef class ArcStandard(DynOracleSystem):
         lower bounds, not exact costs (arc_standard_oracle.pyx, "Budget")."""
         return (self._last_path & AS_PATH_INEXACT) != 0
 
-    def oracle_stats(self):
+    def oracle_counts(self):
         """States whose costs came from the oracle, and how many of them used each part
         (see last_oracle_path); gold without oracle data (missing_oracle)."""
         names = ("states", "paper", "general", "cut", "mixed", "next", "guard", "inexact")

@@ -238,7 +238,7 @@ cdef class Attardi(DynOracleSystem):
         "Bounded time: the guard")."""
         return self.oracle_ is not None and self.oracle_.last_path == PATH_GUARD
 
-    def oracle_stats(self):
+    def oracle_counts(self):
         """How often each oracle path ran (states) and how gold documents were treated."""
         out = dict(self.oracle_.stats())
         out.update({f"docs_{k}": v for k, v in self.doc_counts.items()})

@@ -4,7 +4,7 @@
 from cymem.cymem cimport Pool
 from spacy.typedefs cimport attr_t, weight_t
 
-from .system_base cimport GoldC, WordArcs
+from .system_base cimport GoldC, OracleClock, WordArcs
 
 
 cdef struct EasyFirstC:
@@ -37,4 +37,5 @@ cdef class EasyFirst:
     cdef readonly bint projective_formula
     cdef readonly object cfg
     cdef long long _stats[4]        # states, states with a DP block, DP items, DP cells
+    cdef OracleClock clock          # action_costs' CPU (system_base.pxd; `timed`)
     cdef int action_costs(self, const EasyFirstC* st, const GoldC* gold, int* cost) except -1 nogil

@@ -32,7 +32,8 @@ from spacy.typedefs cimport attr_t, weight_t
 from spacy.tokens.doc cimport Doc
 
 from .conventions cimport LEFT, RIGHT, ROOT, VIRTUAL_ROOT_NODE, word_node
-from .system_base cimport DynGold, GoldC, WordArcs, arc_label_cost, INVALID_COST
+from .system_base cimport (DynGold, GoldC, WordArcs, arc_label_cost, INVALID_COST,
+                           oracle_clock_start, oracle_clock_stop)
 from .easy_first_oracle cimport (
     EFGold, EFWork, EF_RIGHT, EF_LEFT, EasyFirstGoldTable, ef_dynamic_costs, ef_formula_costs,
     ef_static_costs, ef_first_zero,
@@ -307,13 +308,16 @@ cdef class EasyFirst:
 
     cdef int action_costs(self, const EasyFirstC* st, const GoldC* gold, int* cost) except -1 nogil:
         """The unlabelled cost of every action of the layout (invalid ones included: the
-        caller intersects with validity), by the chosen oracle."""
+        caller intersects with validity), by the chosen oracle; its CPU time on the oracle
+        clock (`timed`)."""
         cdef const EFGold* g = <const EFGold*>gold.extra
         cdef EFWork work
+        cdef long long start
         if g == NULL:
             with gil:
                 raise ValueError("easy_first: the gold has no oracle data; build it with "
                                  "moves.attach_oracle(gold)")
+        start = oracle_clock_start(&self.clock)
         if self.oracle_kind == ORACLE_STATIC:
             ef_static_costs(g, st.lam, st.size, st.in_list, cost)
         elif self.oracle_kind == ORACLE_FORMULA:
@@ -327,19 +331,33 @@ cdef class EasyFirst:
             self._stats[1] += work.blocks > 0
             self._stats[2] += work.items
             self._stats[3] += work.cells
+        oracle_clock_stop(&self.clock, start)
         return 0
 
     def oracle_stats(self):
         """Since the last reset_oracle_stats: the states the dynamic oracle costed, how many
         ran the DP on some gold block (the others took the formula alone), the DP's list
         items (summed over its blocks, the virtual root once per block) and its cells (the
-        sum of their cubes: the O(m^3) work)."""
+        sum of their cubes: the O(m^3) work), and `oracle_cpu_s`: the CPU seconds action_costs
+        took while `timed` (every oracle)."""
         names = ("states", "dp_states", "dp_items", "dp_cells")
-        return {name: int(self._stats[i]) for i, name in enumerate(names)}
+        out = {name: int(self._stats[i]) for i, name in enumerate(names)}
+        out["oracle_cpu_s"] = self.clock.ns / 1e9
+        return out
 
     def reset_oracle_stats(self):
         for i in range(4):
             self._stats[i] = 0
+        self.clock.ns = 0
+
+    @property
+    def timed(self):
+        """Whether the oracle clock runs (off by default): as DynOracleSystem.timed."""
+        return self.clock.on
+
+    @timed.setter
+    def timed(self, bint on):
+        self.clock.on = on
 
     # ---- names of actions: "ROOT", "RIGHT@i", "LEFT@i" (pair i of the pending list) ------
     def action_name(self, int action):

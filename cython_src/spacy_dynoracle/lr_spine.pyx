@@ -33,7 +33,6 @@ zero-cost move in the canonical order LEFT_1..k, RIGHT_1..k, ROOT, SHIFT: attach
 possible).
 """
 from libcpp.vector cimport vector
-from posix.time cimport clock_gettime, timespec, CLOCK_THREAD_CPUTIME_ID
 
 from spacy.typedefs cimport attr_t, weight_t
 from spacy.pipeline._parser_internals._state cimport StateC
@@ -239,11 +238,6 @@ cdef class LRSpine(DynOracleSystem):
     cdef vector[LRSElem] _elems
     cdef int _last_path                 # LRS_PATH_* flags of the last move_costs
     cdef long _path_counts[7]           # states through the oracle, and per LRS_PATH_* bit
-    # the oracle's CPU clock (issue 23: a training update's CPU swings ±20% between runs on
-    # the loaded machine, the oracle's own CPU per update much less); off by default: two
-    # clock reads per state (system calls) are not worth paying outside a benchmark
-    cdef public bint timed              # True: time move_costs (oracle_stats()["oracle_cpu_s"])
-    cdef long _cpu_ns                   # CPU nanoseconds in move_costs while timed
 
     def __init__(self, strings, labels_by_action=None, min_freq=None, *,
                  projectivize=None, oracle="dynamic", **options):
@@ -347,7 +341,6 @@ cdef class LRSpine(DynOracleSystem):
         cdef int K = self.K
         cdef int k, best, n_valid = 0
         cdef const LRSGold* g
-        cdef timespec t0, t1
         for m in range(N_MOVES):
             cost[m] = 0
             n_valid += valid[m] != 0
@@ -356,8 +349,6 @@ cdef class LRSpine(DynOracleSystem):
             return
         if self.lacks_oracle_data(gold):
             return
-        if self.timed:
-            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0)
         g = <const LRSGold*>gold.extra
         self.read_elems(st)
         want[0] = st.buffer_length() > 0
@@ -365,9 +356,6 @@ cdef class LRSpine(DynOracleSystem):
             want[k] = 1
         self.work.values(g, self._elems.data(), self._elems.size(), word_node(st._b_i), want,
                          val)
-        if self.timed:
-            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1)
-            self._cpu_ns += (t1.tv_sec - t0.tv_sec) * 1000000000 + (t1.tv_nsec - t0.tv_nsec)
         self._last_path = self.work.last_path
         self._path_counts[0] += 1
         for k in range(6):
@@ -397,7 +385,7 @@ cdef class LRSpine(DynOracleSystem):
         self.move_costs(st, g, valid, cost)
         return first_optimal_move(valid, cost, self.K)
 
-    def oracle_stats(self):
+    def oracle_counts(self):
         """States whose costs came from the oracle, and how many of them used each DP
         path (see last_oracle_path); gold without oracle data (missing_oracle); lower
         passes computed (the rest came from the cache); DP entries inserted (the oracle's
@@ -412,8 +400,8 @@ cdef class LRSpine(DynOracleSystem):
         move (`eliminated`: every other successor above the state's value from the memo);
         with exact costs, the DPs that valued the moves the zero-cost pass only bounded
         (`phase1_dps`) and the states where their budget ran out (`lower_states`, path
-        "lower": the zero-cost set exact, other moves bounded below); with `timed` set, the CPU seconds spent in the oracle (`oracle_cpu_s`, thread CPU
-        time of move_costs: reading the state's elements and valuing its successors)."""
+        "lower": the zero-cost set exact, other moves bounded below). oracle_stats adds the
+        oracle's CPU (DynOracleSystem's clock)."""
         out = {"states": self._path_counts[0]}
         for i, name in enumerate(_PATH_NAMES):
             out[name] = self._path_counts[i + 1]
@@ -427,7 +415,6 @@ cdef class LRSpine(DynOracleSystem):
                      "phase1_dps", "lower_states"):
             out[name] = getattr(self.work, name)
         out["missing_oracle"] = self.missing_oracle
-        out["oracle_cpu_s"] = self._cpu_ns / 1e9
         return out
 
     def cost_values_oracle(self):

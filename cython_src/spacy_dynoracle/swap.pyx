@@ -258,7 +258,7 @@ cdef class SwapSystem(DynOracleSystem):
                              f"of {list(STATIC_SWAPS)}")
         self.static_swaps_lazy = self.cfg["static_swaps"] == "lazy"
 
-    def oracle_stats(self):
+    def oracle_counts(self):
         """Rollouts of the dynamic cost, and the tail memo entries they took."""
         return {"rollouts": self.n_rollouts, "memo_empty": self.n_memo_empty,
                 "memo_stuck": self.n_memo_stuck}

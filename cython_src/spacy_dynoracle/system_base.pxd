@@ -21,6 +21,7 @@
 # (`GoldC.heads[r] == r`) and in the state (`StateC._heads[r] == r` once the root has been
 # popped by ROOT); -1 means "not attached yet" in a state and "unknown" in gold.
 from libc.stdint cimport int32_t
+from posix.time cimport clock_gettime, timespec, CLOCK_THREAD_CPUTIME_ID
 from cymem.cymem cimport Pool
 
 from spacy.typedefs cimport attr_t, weight_t
@@ -109,6 +110,32 @@ cdef inline void pop_as_root(StateC* st) noexcept nogil:
     """s0 becomes a sentence root: it points to itself (no arc is added), and is popped."""
     st._heads[st.S(0)] = st.S(0)
     st.pop()
+
+
+# ---- the oracle's CPU clock ---------------------------------------------------------------
+# Every system's oracle is read through one place (DynOracleSystem.oracle_costs /
+# oracle_static_move, easy_first's action_costs), which adds the thread CPU time of the call
+# to `ns` while `on`: benchmarks/train_step.py compares two oracles by their own CPU, which
+# the machine's load moves far less than whole-update times (issue 23). Off by default: two
+# clock reads (system calls) per state are not worth paying in normal training.
+cdef struct OracleClock:
+    bint on
+    long long ns
+
+
+cdef inline long long oracle_clock_start(const OracleClock* clock) noexcept nogil:
+    """The thread's CPU nanoseconds now if the clock is on, else 0 (no system call)."""
+    cdef timespec t
+    if not clock.on:
+        return 0
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+    return t.tv_sec * 1000000000LL + t.tv_nsec
+
+
+cdef inline void oracle_clock_stop(OracleClock* clock, long long start) noexcept nogil:
+    """Add the thread's CPU time since `start` (oracle_clock_start) if the clock is on."""
+    if clock.on:
+        clock.ns += oracle_clock_start(clock) - start
 
 
 # ---- the move table -----------------------------------------------------------------------
@@ -261,6 +288,12 @@ cdef class DynOracleSystem(TransitionSystem):
     cdef void move_costs(self, const StateC* st, const GoldC* gold, const int* valid,
                          weight_t* cost) noexcept nogil
     cdef int static_move(self, const StateC* st, const GoldC* gold) noexcept nogil
+    # the oracle as training and the Simulator read it: the static oracle's move or the
+    # dynamic costs, timed by `clock` (the Python view: `timed`, oracle_stats()["oracle_cpu_s"])
+    cdef OracleClock clock
+    cdef void oracle_costs(self, const StateC* st, const GoldC* gold, const int* valid,
+                           weight_t* cost) noexcept nogil
+    cdef int oracle_static_move(self, const StateC* st, const GoldC* gold) noexcept nogil
     cdef int class_costs(self, int* is_valid, weight_t* costs, const StateC* st,
                          const GoldC* gold) noexcept nogil
     cdef int require_oracle_data(self, DynGold gold) except -1

@@ -727,6 +727,52 @@ cdef class DynOracleSystem(TransitionSystem):
     cdef int static_move(self, const StateC* st, const GoldC* gold) noexcept nogil:
         return -1
 
+    # ---- the oracle as training reads it, clocked -----------------------------------
+    cdef int oracle_static_move(self, const StateC* st, const GoldC* gold) noexcept nogil:
+        """static_move, its CPU time on the oracle clock."""
+        cdef long long start = oracle_clock_start(&self.clock)
+        cdef int move = self.static_move(st, gold)
+        oracle_clock_stop(&self.clock, start)
+        return move
+
+    cdef void oracle_costs(self, const StateC* st, const GoldC* gold, const int* valid,
+                           weight_t* cost) noexcept nogil:
+        """The unlabelled cost of every move by the system's oracle, not normalised: 0 for
+        the static oracle's move and 1 for the others under a static oracle, else
+        move_costs; its CPU time on the oracle clock either way."""
+        cdef int m, static
+        cdef long long start
+        if self.use_static:
+            static = self.oracle_static_move(st, gold)
+            for m in range(N_MOVES):
+                cost[m] = 0 if m == static else 1
+            return
+        start = oracle_clock_start(&self.clock)
+        self.move_costs(st, gold, valid, cost)
+        oracle_clock_stop(&self.clock, start)
+
+    @property
+    def timed(self):
+        """Whether the oracle clock runs: oracle_costs and oracle_static_move add their
+        thread CPU time to oracle_stats()["oracle_cpu_s"] (off by default)."""
+        return self.clock.on
+
+    @timed.setter
+    def timed(self, bint on):
+        self.clock.on = on
+
+    def oracle_stats(self):
+        """The oracle's counters (oracle_counts, the system's own) and `oracle_cpu_s`: the
+        CPU seconds the oracle took while `timed` (0 if it never was), since the system was
+        created."""
+        out = self.oracle_counts()
+        out["oracle_cpu_s"] = self.clock.ns / 1e9
+        return out
+
+    def oracle_counts(self):
+        """{name: count} of the system's oracle work (oracle_stats); none by default."""
+        return {}
+
     # ---- validity and costs per labelled class ------------------------------------
     cdef int set_valid(self, int* output, const StateC* st) noexcept nogil:
         cdef int valid[N_MOVES]
@@ -754,16 +800,11 @@ cdef class DynOracleSystem(TransitionSystem):
         cdef int head[N_MOVES]
         cdef int child[N_MOVES]
         cdef weight_t move_cost[N_MOVES]
-        cdef int i, m, static
+        cdef int i, m
         cdef weight_t best = INVALID_COST
         self.move_validity(st, valid)
         self.move_arcs(st, head, child)
-        if self.use_static:
-            static = self.static_move(st, gold)
-            for m in range(N_MOVES):
-                move_cost[m] = 0 if m == static else 1
-        else:
-            self.move_costs(st, gold, valid, move_cost)
+        self.oracle_costs(st, gold, valid, move_cost)
         for i in range(self.n_moves):
             m = self.c[i].move
             is_valid[i] = valid[m]
@@ -947,15 +988,12 @@ cdef class DynOracleSystem(TransitionSystem):
 
     def _sim_costs(self, StateClass state, DynGold gold):
         """{move id: unlabelled cost} of the valid moves, through the same hooks as
-        class_costs (static 0/1 costs when the oracle is static), not normalised."""
+        class_costs (oracle_costs: static 0/1 costs when the oracle is static), not
+        normalised."""
         cdef int valid[N_MOVES]
         cdef weight_t cost[N_MOVES]
-        cdef int static
         self.move_validity(state.c, valid)
-        if self.use_static:
-            static = self.static_move(state.c, &gold.c)
-            return {m: (0 if m == static else 1) for m in self.move_types if valid[m]}
-        self.move_costs(state.c, &gold.c, valid, cost)
+        self.oracle_costs(state.c, &gold.c, valid, cost)
         return {m: cost[m] for m in self.move_types if valid[m]}
 
     def _sim_class_costs(self, StateClass state, DynGold gold, bint training=False):
@@ -976,7 +1014,7 @@ cdef class DynOracleSystem(TransitionSystem):
 
     def _sim_static_move(self, StateClass state, DynGold gold):
         """The static oracle's unlabelled move id in this state (static_move), -1 if none."""
-        return self.static_move(state.c, &gold.c)
+        return self.oracle_static_move(state.c, &gold.c)
 
     def _sim_apply(self, StateClass state, int clas):
         self.c[clas].do(state.c, self.c[clas].label)
@@ -1205,7 +1243,7 @@ cdef void static_target(DynOracleSystem system, const int* is_valid, weight_t* c
     spurious alternatives; the static oracle's preference picks one of them consistently,
     while off its path (exploration) every optimal move stays a target. Every system's
     static_move is defined in any state; where it is not optimal nothing is narrowed."""
-    cdef int m = system.static_move(st, gold)
+    cdef int m = system.oracle_static_move(st, gold)
     if m >= 0:
         keep_only_move(system, is_valid, costs, m)
 
