@@ -1,4 +1,5 @@
 """Helpers shared by the benchmarks: locate UD data, train a config quickly."""
+import json
 from pathlib import Path
 
 from spacy_dynoracle.options import parser_option_key
@@ -146,6 +147,14 @@ def load_trained(model_dir, oracle=None, options=None, overrides=None):
     nlp = spacy.load(model_dir, config=config)
     # the parser's cfg holds the oracle it resolved (the config's may be null = the default)
     return nlp, name, nlp.get_pipe("parser").cfg["oracle"]
+
+
+def write_json(path, data):
+    """A benchmark's --json output: the folder made if missing, indented, with what JSON
+    cannot hold (paths, argparse values) as strings."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2, default=str) + "\n")
 
 
 def summary(values):

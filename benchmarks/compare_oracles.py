@@ -14,7 +14,7 @@ from pathlib import Path
 
 import spacy
 
-from common import REPO, train_pipeline, treebank_files
+from common import REPO, train_pipeline, treebank_files, write_json
 
 
 def main():
@@ -97,7 +97,7 @@ def main():
         own = "".join(f"{r[k]:>9.2f}" if k in r else f"{'-':>9}" for k in ("LAS_own", "sent_F1"))
         print(f"{r['model']:24}{r['seed']:>5}{r['UAS']:>8.2f}{r['LAS']:>8.2f}{r['CLAS']:>8.2f}{np_r:>10}{r['train_s']:>9}{own}")
     if args.json:
-        args.json.write_text(json.dumps(rows, indent=2))
+        write_json(args.json, rows)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import treebank_files  # noqa: E402
+from common import treebank_files, write_json  # noqa: E402
 
 
 def examples(treebank, limit):
@@ -87,8 +87,7 @@ def main(argv=None):
             rows.append(row)
             print(json.dumps(row), flush=True)
     if args.json:
-        args.json.write_text(json.dumps({"treebank": args.treebank, "docs": len(egs), "rows": rows},
-                                        indent=2) + "\n")
+        write_json(args.json, {"treebank": args.treebank, "docs": len(egs), "rows": rows})
 
 
 if __name__ == "__main__":

@@ -19,11 +19,10 @@ Goldberg & Nivre's (1, 0.9)).
 UD_ROOT overrides the location of the treebanks (default ../shared/ud).
 """
 import argparse
-import json
 import random
 from pathlib import Path
 
-from common import build_nlp, load_examples, system_overrides, treebank_files
+from common import build_nlp, load_examples, system_overrides, treebank_files, write_json
 from spacy_dynoracle.options import parse_options
 
 
@@ -158,7 +157,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     rows = run(args)
     if args.json:
-        args.json.write_text(json.dumps({"args": vars(args), "rows": rows}, indent=1, default=str))
+        write_json(args.json, {"args": vars(args), "rows": rows})
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from common import csv_list, registered_systems
+from common import csv_list, registered_systems, write_json
 
 
 def rss_mb():
@@ -102,9 +102,8 @@ def main():
         print(f"{r['system']:14}{p['initialized']:>12.0f}{p['after_updates']:>10.0f}{p['after_parse']:>10.0f}"
               f"{delta:>+12.0f}{ow:>13}")
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"treebank": args.treebank, "updates": args.updates,
-                                         "results": rows}, indent=2))
+        write_json(args.json, {"treebank": args.treebank, "updates": args.updates,
+                               "results": rows})
 
 
 if __name__ == "__main__":

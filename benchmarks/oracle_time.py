@@ -38,14 +38,13 @@ UD_ROOT overrides the location of the treebanks (default ../shared/ud).
 """
 import argparse
 import gc
-import json
 import time
 from pathlib import Path
 
 import numpy
 
 from common import (build_nlp, csv_list, load_examples, load_trained, registered_systems,
-                    system_overrides, treebank_files)
+                    system_overrides, treebank_files, write_json)
 from spacy_dynoracle.options import parse_options
 
 TREEBANKS = "UD_Hungarian-Szeged"
@@ -287,12 +286,11 @@ def main():
                              f"{100 * agree['np_costs_differ'] / agree['np_states']:.1f}%"
                              if agree["np_states"] else ""), flush=True)
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"n_sents": args.n_sents, "p_random": args.p_random,
-                                         "min_sent_len": args.min_sent_len,
-                                         "model": str(args.model) if args.model else None,
-                                         "reps": args.reps, "clock": args.clock, "split": args.split,
-                                         "results": results}, indent=2))
+        write_json(args.json, {"n_sents": args.n_sents, "p_random": args.p_random,
+                               "min_sent_len": args.min_sent_len,
+                               "model": str(args.model) if args.model else None,
+                               "reps": args.reps, "clock": args.clock, "split": args.split,
+                               "results": results})
 
 
 if __name__ == "__main__":

@@ -25,7 +25,6 @@ parsing the same trained model with the Python step loop (testing.python_step_lo
 the package used before its C loop, so that both loops are timed in one run.
 """
 import argparse
-import json
 import statistics
 import tempfile
 import time
@@ -34,7 +33,8 @@ from pathlib import Path
 import spacy
 from spacy.tokens import Doc
 
-from common import csv_list, registered_systems, summary, train_pipeline, treebank_files
+from common import (csv_list, registered_systems, summary, train_pipeline, treebank_files,
+                    write_json)
 
 
 def time_parser(nlp, docs, parser_only):
@@ -144,11 +144,10 @@ def main():
             print(f"{n:>5}" + "".join(f"{row[name]:>12.2f} ({row[name] / base:>6.2f})"
                                       for name in names))
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"treebank": args.treebank, "words": n_words,
-                                         "reps": args.reps, "clock": args.clock,
-                                         "results": table, "times": raw,
-                                         "ms_per_doc_by_length": curve}, indent=2))
+        write_json(args.json, {"treebank": args.treebank, "words": n_words,
+                               "reps": args.reps, "clock": args.clock,
+                               "results": table, "times": raw,
+                               "ms_per_doc_by_length": curve})
 
 
 def length_curve(nlps, docs, lengths, n_docs, reps, clock):

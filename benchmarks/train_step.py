@@ -43,14 +43,13 @@ machine's load; docs/long_sentences.md, "Training update by instruction counts")
         --oracles dynamic --batches 3 --batch-docs 2 --model M --instructions /tmp/icount
 """
 import argparse
-import json
 import statistics
 import time
 from pathlib import Path
 
 from common import (Callgrind, build_nlp, csv_list, load_examples, load_trained,
                     registered_systems, rerun_under_callgrind, summary, system_overrides,
-                    treebank_files)
+                    treebank_files, write_json)
 from spacy_dynoracle.options import parse_options
 
 
@@ -245,11 +244,9 @@ def main():
             stats[f"{name} {oracle}"] = moves.oracle_stats()
             print(f"# {name} {oracle} oracle_stats: {stats[f'{name} {oracle}']}")
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"treebank": args.treebank, "updates": n_updates,
-                                         "words": n_words, "reps": args.reps, "clock": args.clock,
-                                         "results": out, "times": raw, "oracle_stats": stats},
-                                        indent=2))
+        write_json(args.json, {"treebank": args.treebank, "updates": n_updates,
+                               "words": n_words, "reps": args.reps, "clock": args.clock,
+                               "results": out, "times": raw, "oracle_stats": stats})
 
 
 def report_instructions(args, pipes, batches, sgds, meter, n_updates, n_words):
@@ -276,10 +273,9 @@ def report_instructions(args, pipes, batches, sgds, meter, n_updates, n_words):
         out.append({"system": name, "oracle": oracle, "instructions_per_update": n,
                     "ratio_to_static": ratio, "ratio_to_spacy": n / stock if stock else None})
     if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"treebank": args.treebank, "updates": n_updates,
-                                         "words": n_words, "toggle_instructions": toggle,
-                                         "results": out}, indent=2))
+        write_json(args.json, {"treebank": args.treebank, "updates": n_updates,
+                               "words": n_words, "toggle_instructions": toggle,
+                               "results": out})
 
 
 if __name__ == "__main__":
