@@ -20,7 +20,7 @@ loop; its ratio is to the static oracle of the same variant.
 Every pipeline of the package runs with its oracle clock on (the system's `timed`: the
 thread CPU time of each call of its oracle, static or dynamic, the same for every system)
 and also reports the oracle's CPU per update, the update minus it, and the ratio "by oracle
-CPU" (column "÷ static, oracle CPU", `ratio_by_oracle_cpu` in --json): the static update with
+CPU" (column "oracle CPU", `ratio_by_oracle_cpu` in --json): the static update with
 its oracle's CPU replaced by this pipeline's, over the static update. On this loaded machine
 the update's median swings ±20% between runs, the oracle's own CPU much less, so that is the
 steadier estimate of the ratio. spaCy's parser has no clock (no ratio by oracle CPU).
@@ -210,11 +210,11 @@ def main():
     out = []
     for (name, oracle), ts in times.items():
         med = statistics.median(ts)
-        static = times.get(static_reference(times, name, oracle))
+        ref = static_reference(times, name, oracle)
+        static = times.get(ref)
         ratio = med / statistics.median(static) if static else None
         per = [t / n_updates for t in ts]
-        by_cpu = ratio_by_oracle_cpu(times, oracle_cpu, static_reference(times, name, oracle),
-                                     (name, oracle), n_updates)
+        by_cpu = ratio_by_oracle_cpu(times, oracle_cpu, ref, (name, oracle), n_updates)
         print(f"{name:14}{oracle:30}{statistics.median(per):>10.4f}{min(per):>9.4f}{max(per):>9.4f}"
               f"{n_words / med:>10,.0f}{(f'{ratio:.3f}' if ratio else '-'):>10}"
               f"{(f'{med / stock:.3f}' if stock else '-'):>9}"
