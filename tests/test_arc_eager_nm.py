@@ -308,6 +308,45 @@ def test_dynamic_oracle_exact_labelled():
     assert sum(per_kind.values()) >= 40 and not failures, failures[:3]
 
 
+def shared_chart_mismatches(n_golds, seed, min_n=30, max_n=80):
+    """Walks over random gold of min_n..max_n words (every kind of EXACT_KINDS, half with
+    preset starts, a third labelled), half zero-cost and half random moves, unshifts
+    included: on every state the costs with the shared charts (arc_eager_nm_oracle.pyx,
+    "Shared charts") against the reference that computes every chart whole
+    (NMOracleTable.full_chart). Returns (states, unshifts, mismatches)."""
+    rng = random.Random(seed)
+    states = unshifts = 0
+    mismatches = []
+    for i in range(n_golds):
+        gold = gold_for(EXACT_KINDS[i % len(EXACT_KINDS)], rng.randint(min_n, max_n), rng)
+        gold_labels = [rng.choice("ab") for _ in gold] if i % 3 == 0 else None
+        sim = exact_simulator(len(gold), sent_starts=gold_presets(gold, rng),
+                              labels=("a", "b") if gold_labels else ())
+        table = sim._gold(gold, gold_labels).extra_obj      # the NMOracleTable costs read
+        while not sim.is_final():
+            costs = sim.costs(gold, gold_labels)
+            table.full_chart = True
+            reference = sim.costs(gold, gold_labels)
+            table.full_chart = False
+            states += 1
+            if costs != reference:
+                mismatches.append(f"gold={gold} {sim!r}: {costs} != reference {reference}")
+            cheapest = min(costs.values())
+            action = rng.choice([a for a, c in costs.items() if c == cheapest]
+                                if rng.random() < 0.5 else sorted(costs))
+            stack = sim.stack()
+            unshifts += action == "REDUCE" and sim.heads()[stack[-1]] < 0
+            sim.apply(action)
+    return states, unshifts, mismatches
+
+
+def test_shared_charts_equal_the_whole_chart_on_long_sentences():
+    """The run of untouched words read from the gold block's shared chart gives the costs
+    of the chart computed whole, on every state of walks over longer gold (30-80 words)."""
+    states, unshifts, mismatches = shared_chart_mismatches(24, seed=41)
+    assert states > 3000 and unshifts > 100 and not mismatches, mismatches[:2]
+
+
 def test_spacy_costs_fail_the_same_check():
     """Negative control of the check itself: spaCy's approximate costs, through the same
     states and check_costs, are reported wrong."""

@@ -55,7 +55,7 @@ from .system_base cimport (
 from .system_base cimport DynGold
 from .arc_eager cimport s0_b0_arc_is_valid
 from .arc_eager_nm_oracle cimport (
-    NMOracle, NMOracleTable, nm_block_best, NM_FREE, NM_HEADED,
+    NMOracle, NMOracleTable, nm_block_best, nm_shared_chart, NM_FREE, NM_HEADED,
 )
 
 ORACLE_DYNAMIC = "dynamic"
@@ -312,10 +312,14 @@ cdef void block_bounds(NMOracle* o, const StateC* st, int pivot, int* lo,
 cdef int block_best(NMOracle* o, const StateC* st, const GoldC* g, int lo, int hi, int skip,
                     int headed) noexcept nogil:
     """nm_block_best over open words lo..hi (block_bounds), without open word `skip` (a move
-    pops it; -1: none) and with open word `headed` HEADED (RIGHT pushes it; -1: none)."""
+    pops it; -1: none) and with open word `headed` HEADED (RIGHT pushes it; -1: none). The
+    shared chart is the last item's gold block's: the run of untouched words ends there."""
     cdef int depth = st.stack_depth()
     cdef int size = 0
+    cdef int last = hi - 1 if hi == skip else hi
     cdef int i, w
+    if last >= lo:
+        nm_shared_chart(o, item_at(st, last))
     for i in range(lo, hi + 1):
         if i == skip:
             continue

@@ -30,14 +30,29 @@ cdef struct NMOracle:
     char* no_split       # [n] the item cannot start a sentence (a preset -1)
     int chart_size       # the blocks the chart holds: max_block, more once a preset
                          # sentence was scored whole
-    int* chart           # 5 * chart_size^2: Eisner's Cr, Cl, Ir, Il, and Clg
+    int* chart           # 5 * chart_size^2: Eisner's Cr, Cl, Ir, Il, and Clg (or, where
+                         # no preset word is in the block, T: the best single tree under
+                         # the virtual root over items a..b)
     int* top             # [chart_size + 1] (in chart's allocation): the best forest of the
                          # items before each
+    int** rows           # [5 * chart_size]: row pointers of Cr, Cl, Ir, Il, T (rows of the
+                         # per-state chart or of a shared chart)
+    # the shared charts: per gold block, the chart of its words all FREE (a span of the
+    # untouched run of a state's items reads it; arc_eager_nm_oracle.pyx, "Shared charts")
+    int* shared_at       # [n] offset in `shared` of the block that starts at word w
+    char* shared_ok      # [n] that block's chart is computed
+    long shared_total    # ints of `shared`: 5 * the sum of the blocks' squared lengths
+    int* shared          # allocated at the first use; NULL before
+    int sh_first         # the gold block prepared last (nm_shared_chart): its first word,
+    int sh_size          # its length (0: none),
+    int* sh              # and its chart (Cr, Cl, Ir, Il, T: sh_size^2 each)
+    bint full_chart      # the reference: every state's chart computed whole (tests)
 
 
 cdef NMOracle* nm_oracle_new(const int* gold, int n) noexcept nogil
 cdef void nm_oracle_free(void* o) noexcept nogil      # an NMOracle* (OracleOwner's free_data)
 cdef int nm_block_best(NMOracle* o, int size) noexcept nogil
+cdef void nm_shared_chart(NMOracle* o, int w) noexcept nogil
 
 
 cdef class NMOracleTable(OracleOwner):

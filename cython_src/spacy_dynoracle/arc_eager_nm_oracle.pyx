@@ -37,8 +37,25 @@ one, a tree may have to join the one before it across a gold cut (either root ta
 other tree's words as dependents), so the caller then scores that whole preset sentence
 (between preset starts) as one block; the block's first tree needs no ROOT before it.
 
-Per block of m items: Eisner's inside pass (oracle_arrays.eisner_inside) with these
-weights, then the sequence of trees under the virtual root, O(m^3).
+**Shared charts.** Per block of m items the forests are Eisner's chart over the items with
+these weights, then the sequence of trees under the virtual root. Computed whole that is
+O(m^3) per call, two or three calls a state: 28 ms for a state of a 201-word sentence
+(docs/long_sentences.md). But the weight of an arc between two FREE items depends on the
+gold only, so a chart cell whose span holds only FREE items that are consecutive words
+(nothing popped between them) is the cell of the same words in the chart of the whole gold
+block with every word FREE: that chart (and T, below) is computed once per gold block, at
+its first use (nm_shared_chart; memory 5 * the sum of the blocks' squared lengths per Doc).
+The buffer is such a run at its end: the words never shifted are the suffix of the sentence
+from the furthest word the buffer front has reached, all FREE; unshifted words before them
+are FREE too but may have popped words between them. So a state takes the longest suffix of
+its block's items that are FREE, consecutive words and inside one gold block (the "run",
+items R..m-1: it may reach onto the stack, over words SHIFT pushed) from the shared chart,
+and computes only the rows of the spans that start before it, in order of decreasing start
+(a row needs the rows after it only): O(R m^2) instead of O(m^3). The trees under the
+virtual root go through T[a, b], the best single tree over items a..b (its rows after R
+shared too), so the forest of the items before each b is O(m^2). With preset words that
+cannot start a sentence (Clg) a call computes the whole chart as before (nm_block_best's
+reference path, also what `full_chart` selects: the tests compare the two on every state).
 """
 from libc.stdlib cimport malloc, calloc, free
 
@@ -54,13 +71,15 @@ cdef NMOracle* nm_oracle_new(const int* gold, int n) noexcept nogil:
     cdef int* node_head
     cdef int* node_end
     cdef int w, start, L
+    cdef long total = 0
     if o == NULL:
         return NULL
     o.n = n
     o.cannot_start_words = -1
-    # gold, block_start, block_end, word: n + 1 each; scratch for gold_block_ends: 3 (n + 1)
-    ints = <int*>malloc(7 * (n + 1) * sizeof(int))
-    o.kind = <char*>malloc(3 * (n + 1))
+    # gold, block_start, block_end, word, shared_at: n + 1 each; scratch for
+    # gold_block_ends: 3 (n + 1)
+    ints = <int*>malloc(8 * (n + 1) * sizeof(int))
+    o.kind = <char*>calloc(4 * (n + 1), 1)
     if ints == NULL or o.kind == NULL:
         free(ints)
         nm_oracle_free(o)
@@ -69,10 +88,12 @@ cdef NMOracle* nm_oracle_new(const int* gold, int n) noexcept nogil:
     o.block_start = ints + (n + 1)
     o.block_end = ints + 2 * (n + 1)
     o.word = ints + 3 * (n + 1)
-    node_head = ints + 4 * (n + 1)
-    node_end = ints + 5 * (n + 1)           # and its scratch (reach): 2 (n + 1)
+    o.shared_at = ints + 4 * (n + 1)
+    node_head = ints + 5 * (n + 1)
+    node_end = ints + 6 * (n + 1)           # and its scratch (reach): 2 (n + 1)
     o.arc_ok = o.kind + (n + 1)
     o.no_split = o.kind + 2 * (n + 1)
+    o.shared_ok = o.kind + 3 * (n + 1)      # calloc: none computed
     # gold blocks in node numbering (conventions.pxd: word w is node w + 1, 0 the root)
     node_head[0] = -1
     for w in range(n):
@@ -88,7 +109,10 @@ cdef NMOracle* nm_oracle_new(const int* gold, int n) noexcept nogil:
             L = w - start + 1
             if L > o.max_block:
                 o.max_block = L
+            o.shared_at[start] = total
+            total += 5 * <long>L * L
             start = w + 1
+    o.shared_total = total
     if not chart_reserve(o, o.max_block):
         nm_oracle_free(o)
         return NULL
@@ -96,16 +120,23 @@ cdef NMOracle* nm_oracle_new(const int* gold, int n) noexcept nogil:
 
 
 cdef bint chart_reserve(NMOracle* o, int size) noexcept nogil:
-    """A chart (and top) for blocks of `size` items: the gold blocks' longest at first,
-    grown for a preset sentence scored whole (module docstring). 0 if out of memory."""
+    """A chart (and top, and the row pointers) for blocks of `size` items: the gold blocks'
+    longest at first, grown for a preset sentence scored whole (module docstring). 0 if out
+    of memory."""
     cdef int* chart
+    cdef int** rows
     if size <= o.chart_size:
         return 1
-    chart = <int*>malloc((5 * size * size + size + 1) * sizeof(int))
-    if chart == NULL:
+    chart = <int*>malloc((5 * <long>size * size + size + 1) * sizeof(int))
+    rows = <int**>malloc(5 * size * sizeof(int*))
+    if chart == NULL or rows == NULL:
+        free(chart)
+        free(rows)
         return 0
     free(o.chart)
+    free(o.rows)
     o.chart = chart
+    o.rows = rows
     o.top = chart + 5 * size * size
     o.chart_size = size
     return 1
@@ -119,6 +150,8 @@ cdef void nm_oracle_free(void* data) noexcept nogil:
     free(o.gold)        # with block_start, block_end, word
     free(o.kind)        # with arc_ok, no_split
     free(o.chart)       # with top
+    free(o.rows)
+    free(o.shared)
     free(o)
 
 
@@ -144,12 +177,148 @@ cdef inline bint may_start(const NMOracle* o, int i) noexcept nogil:
     return o.kind[i] != NM_HEADED and not o.no_split[i]
 
 
+cdef inline void chart_row(const NMOracle* o, int s, int S, int** Cr, int** Cl, int** Ir,
+                           int** Il) noexcept nogil:
+    """Row s of Eisner's chart over the items (spans s..t, X[s][t]) from the rows after it:
+    oracle_arrays.eisner_inside's recurrences, one start at a time (shared charts, module
+    docstring)."""
+    cdef int t, k, split, best
+    Cr[s][s] = 0
+    Cl[s][s] = 0
+    for t in range(s + 1, S):
+        split = NM_NEG
+        for k in range(s, t):
+            split = max(split, add_floored(Cr[s][k], Cl[k + 1][t], NM_NEG))
+        Ir[s][t] = add_floored(split, item_arc_weight(o, s, t), NM_NEG)
+        Il[s][t] = add_floored(split, item_arc_weight(o, t, s), NM_NEG)
+        best = NM_NEG
+        for k in range(s, t):
+            best = max(best, add_floored(Cl[s][k], Il[k][t], NM_NEG))
+        Cl[s][t] = best
+        best = NM_NEG
+        for k in range(s + 1, t + 1):
+            best = max(best, add_floored(Ir[s][k], Cr[k][t], NM_NEG))
+        Cr[s][t] = best
+
+
+cdef inline void tree_row(const NMOracle* o, int a, int S, int** Cr, int** Cl,
+                          int** T) noexcept nogil:
+    """Row a of T: T[a][b] the best single tree under the virtual root over items a..b (a
+    FREE root r: Cl[a][r] + its root arc + Cr[r][b]; a HEADED item is never a root but at
+    the block's first place, where its head lies in the block before: Cr[0][b]), NM_NEG if
+    none. Needs the rows a.. of Cr and row a of Cl. Without preset words only (no Clg)."""
+    cdef int b, r, c, v
+    cdef int* row
+    cdef int* Ta = T[a]
+    for b in range(a, S):
+        Ta[b] = NM_NEG
+    for r in range(a, S):
+        row = Cr[r]
+        if o.kind[r] == NM_HEADED:
+            if a == 0 and r == 0:
+                for b in range(S):
+                    Ta[b] = max(Ta[b], row[b])
+            continue
+        c = add_floored(Cl[a][r], 1 if o.gold[o.word[r]] == o.word[r] else 0, NM_NEG)
+        for b in range(r, S):
+            v = add_floored(c, row[b], NM_NEG)
+            if v > Ta[b]:
+                Ta[b] = v
+
+
+cdef void nm_shared_chart(NMOracle* o, int w) noexcept nogil:
+    """Make the gold block of word w the one nm_block_best reads its run from (o.sh,
+    sh_first, sh_size), computing its chart, every word FREE, at its first use (module
+    docstring, "Shared charts"). Call it before filling the items (it uses them as
+    scratch). Out of memory: no shared chart (sh_size 0), every row computed per call."""
+    cdef int first = o.block_start[w]
+    cdef int B = o.block_end[w] - first + 1
+    cdef int cs = o.chart_size
+    cdef int s, k
+    cdef int* X
+    o.sh_size = 0
+    if o.shared == NULL:
+        o.shared = <int*>malloc(o.shared_total * sizeof(int))
+        if o.shared == NULL:
+            return
+    X = o.shared + o.shared_at[first]
+    if not o.shared_ok[first]:
+        for s in range(B):
+            o.word[s] = first + s
+            o.kind[s] = NM_FREE
+            o.arc_ok[s] = 1
+            o.no_split[s] = 0
+            for k in range(5):
+                o.rows[k * cs + s] = X + k * B * B + s * B
+        for s in range(B - 1, -1, -1):
+            chart_row(o, s, B, o.rows, o.rows + cs, o.rows + 2 * cs, o.rows + 3 * cs)
+            tree_row(o, s, B, o.rows, o.rows + cs, o.rows + 4 * cs)
+        o.shared_ok[first] = 1
+    o.sh = X
+    o.sh_first = first
+    o.sh_size = B
+
+
 cdef int nm_block_best(NMOracle* o, int size) noexcept nogil:
     """The most gold arcs of a forest over the block's items o.word[0..size-1] (kinds,
-    arc_ok and no_split filled by the caller; module docstring): Eisner's chart over the
-    items, Clg where a preset word cannot start a sentence, then the trees under the
-    virtual root left to right, top[b] = the best forest of items 0..b-1."""
+    arc_ok and no_split filled by the caller after nm_shared_chart; module docstring):
+    the rows of the spans that start before the run from the shared chart, T, then the
+    forests of the items before each b. With a preset word that cannot start a sentence,
+    or o.full_chart, the whole chart (block_best_full)."""
     cdef int S = size
+    cdef int cs, R, s, k, a, b, B, off, best, v
+    cdef int** rows
+    cdef int** T
+    if S <= 0:
+        return 0
+    if not chart_reserve(o, S):
+        return 0                            # out of memory: no gold arc counted
+    if o.full_chart:
+        return block_best_full(o, S)
+    for a in range(S):
+        if o.no_split[a]:
+            return block_best_full(o, S)
+    # the run: the longest suffix of FREE items that are consecutive words of the shared
+    # chart's gold block
+    R = S
+    while (R > 0 and o.kind[R - 1] == NM_FREE and o.word[R - 1] >= o.sh_first
+           and o.word[R - 1] < o.sh_first + o.sh_size
+           and (R == S or o.word[R - 1] + 1 == o.word[R])):
+        R -= 1
+    cs = o.chart_size
+    rows = o.rows
+    B = o.sh_size
+    for s in range(S):
+        if s < R:
+            for k in range(5):
+                rows[k * cs + s] = o.chart + k * S * S + s * S
+        else:
+            # column t of the run's row s is the shared cell of words word[s]..word[t]
+            off = (o.word[s] - o.sh_first) * B + (o.word[R] - o.sh_first - R)
+            for k in range(5):
+                rows[k * cs + s] = o.sh + k * B * B + off
+    T = rows + 4 * cs
+    for s in range(R - 1, -1, -1):
+        chart_row(o, s, S, rows, rows + cs, rows + 2 * cs, rows + 3 * cs)
+        tree_row(o, s, S, rows, rows + cs, T)
+    o.top[0] = 0
+    for b in range(S):
+        best = NM_NEG
+        for a in range(b + 1):
+            if o.top[a] <= NM_NEG or T[a][b] <= NM_NEG:
+                continue
+            v = add_floored(o.top[a], T[a][b], NM_NEG)
+            if v > best:
+                best = v
+        o.top[b + 1] = best
+    return o.top[S]
+
+
+cdef int block_best_full(NMOracle* o, int S) noexcept nogil:
+    """nm_block_best computed whole (the reference, and the path with preset words that
+    cannot start a sentence): Eisner's chart over the items, Clg where a preset word cannot
+    start a sentence, then the trees under the virtual root left to right, top[b] = the
+    best forest of items 0..b-1. O(S^3); the chart reserved by the caller."""
     cdef int a, r, b, k, v, best, w, length
     cdef bint presets = False
     cdef int* Cr
@@ -157,10 +326,6 @@ cdef int nm_block_best(NMOracle* o, int size) noexcept nogil:
     cdef int* Ir
     cdef int* Il
     cdef int* Clg
-    if S <= 0:
-        return 0
-    if not chart_reserve(o, S):
-        return 0                            # out of memory: no gold arc counted
     Cr = o.chart
     Cl = o.chart + S * S
     Ir = o.chart + 2 * S * S
@@ -234,9 +399,21 @@ cdef class NMOracleTable(OracleOwner):
         cdef int i
         if len(words) > self.c.n:
             raise ValueError("more items than words")
+        if len(words):
+            nm_shared_chart(self.c, words[len(words) - 1])
         for i, w in enumerate(words):
             self.c.word[i] = w
             self.c.kind[i] = NM_HEADED if w in headed else NM_FREE
             self.c.arc_ok[i] = 1
             self.c.no_split[i] = 1 if w in cannot_start else 0
         return nm_block_best(self.c, len(words))
+
+    @property
+    def full_chart(self):
+        """Every call computes its chart whole (the reference the shared charts are tested
+        against) instead of reading the run's spans from the shared chart."""
+        return bool(self.c.full_chart)
+
+    @full_chart.setter
+    def full_chart(self, value):
+        self.c.full_chart = bool(value)
