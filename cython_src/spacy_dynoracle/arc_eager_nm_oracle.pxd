@@ -30,13 +30,10 @@ cdef struct NMOracle:
     char* no_split       # [n] the item cannot start a sentence (a preset -1)
     int chart_size       # the blocks the chart holds: max_block, more once a preset
                          # sentence was scored whole
-    int* chart           # 5 * chart_size^2: Eisner's Cr, Cl, Ir, Il, and Clg (or, where
-                         # no preset word is in the block, T: the best single tree under
-                         # the virtual root over items a..b)
+    int* chart           # 7 * chart_size^2: Eisner's Cr, Cl, Ir, Il, and Clg (computed
+                         # whole), or the rows a call computes (nm_block_best's Chart)
     int* top             # [chart_size + 1] (in chart's allocation): the best forest of the
                          # items before each
-    int** rows           # [5 * chart_size]: row pointers of Cr, Cl, Ir, Il, T (rows of the
-                         # per-state chart or of a shared chart)
     # the shared charts: per gold block, the chart of its words all FREE (a span of the
     # untouched run of a state's items reads it; arc_eager_nm_oracle.pyx, "Shared charts")
     int* shared_at       # [n] offset in `shared` of the block that starts at word w

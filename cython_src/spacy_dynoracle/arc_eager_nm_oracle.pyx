@@ -110,7 +110,7 @@ cdef NMOracle* nm_oracle_new(const int* gold, int n) noexcept nogil:
             if L > o.max_block:
                 o.max_block = L
             o.shared_at[start] = total
-            total += 5 * <long>L * L
+            total += 5 * <long>L * L     # nm_shared_chart's five arrays
             start = w + 1
     o.shared_total = total
     if not chart_reserve(o, o.max_block):
@@ -120,24 +120,18 @@ cdef NMOracle* nm_oracle_new(const int* gold, int n) noexcept nogil:
 
 
 cdef bint chart_reserve(NMOracle* o, int size) noexcept nogil:
-    """A chart (and top, and the row pointers) for blocks of `size` items: the gold blocks'
+    """A chart (and top) for blocks of `size` items: the gold blocks'
     longest at first, grown for a preset sentence scored whole (module docstring). 0 if out
     of memory."""
     cdef int* chart
-    cdef int** rows
     if size <= o.chart_size:
         return 1
-    chart = <int*>malloc((5 * <long>size * size + size + 1) * sizeof(int))
-    rows = <int**>malloc(5 * size * sizeof(int*))
-    if chart == NULL or rows == NULL:
-        free(chart)
-        free(rows)
+    chart = <int*>malloc((7 * <long>size * size + size + 1) * sizeof(int))
+    if chart == NULL:
         return 0
     free(o.chart)
-    free(o.rows)
     o.chart = chart
-    o.rows = rows
-    o.top = chart + 5 * size * size
+    o.top = chart + 7 * size * size
     o.chart_size = size
     return 1
 
@@ -150,7 +144,6 @@ cdef void nm_oracle_free(void* data) noexcept nogil:
     free(o.gold)        # with block_start, block_end, word
     free(o.kind)        # with arc_ok, no_split
     free(o.chart)       # with top
-    free(o.rows)
     free(o.shared)
     free(o)
 
@@ -177,65 +170,112 @@ cdef inline bint may_start(const NMOracle* o, int i) noexcept nogil:
     return o.kind[i] != NM_HEADED and not o.no_split[i]
 
 
-cdef inline void chart_row(const NMOracle* o, int s, int S, int** Cr, int** Cl, int** Ir,
-                           int** Il) noexcept nogil:
-    """Row s of Eisner's chart over the items (spans s..t, X[s][t]) from the rows after it:
-    oracle_arrays.eisner_inside's recurrences, one start at a time (shared charts, module
-    docstring)."""
-    cdef int t, k, split, best
-    Cr[s][s] = 0
-    Cl[s][s] = 0
-    for t in range(s + 1, S):
-        split = NM_NEG
-        for k in range(s, t):
-            split = max(split, add_floored(Cr[s][k], Cl[k + 1][t], NM_NEG))
-        Ir[s][t] = add_floored(split, item_arc_weight(o, s, t), NM_NEG)
-        Il[s][t] = add_floored(split, item_arc_weight(o, t, s), NM_NEG)
-        best = NM_NEG
-        for k in range(s, t):
-            best = max(best, add_floored(Cl[s][k], Il[k][t], NM_NEG))
-        Cl[s][t] = best
-        best = NM_NEG
-        for k in range(s + 1, t + 1):
-            best = max(best, add_floored(Ir[s][k], Cr[k][t], NM_NEG))
-        Cr[s][t] = best
+cdef struct Chart:
+    # Where one nm_block_best call's cells are ("Shared charts", module docstring). Rows
+    # s < R (spans starting before the run) are the call's own, each array stored by rows
+    # (X[s * S + t]) or by columns (X[t * S + s]) as the recurrences read it, so that every
+    # inner loop runs over contiguous memory; rows s >= R are the shared chart's (B x B, the
+    # run's item k being the block's word k + base).
+    int S
+    int R
+    int* Cr              # by rows
+    int* Cl              # by rows
+    int* Ir              # by rows
+    int* T               # by rows: T[a, b] the best single tree under the virtual root
+    int* CrC             # by columns
+    int* ClC             # by columns
+    int* IlC             # by columns
+    int B
+    int base
+    int* shCr            # the shared chart's Cr and T by rows, Cr, Cl, Il by columns
+    int* shT
+    int* shCrC
+    int* shClC
+    int* shIlC
 
 
-cdef inline void tree_row(const NMOracle* o, int a, int S, int** Cr, int** Cl,
-                          int** T) noexcept nogil:
-    """Row a of T: T[a][b] the best single tree under the virtual root over items a..b (a
-    FREE root r: Cl[a][r] + its root arc + Cr[r][b]; a HEADED item is never a root but at
-    the block's first place, where its head lies in the block before: Cr[0][b]), NM_NEG if
-    none. Needs the rows a.. of Cr and row a of Cl. Without preset words only (no Clg)."""
-    cdef int b, r, c, v
-    cdef int* row
-    cdef int* Ta = T[a]
-    for b in range(a, S):
-        Ta[b] = NM_NEG
-    for r in range(a, S):
-        row = Cr[r]
-        if o.kind[r] == NM_HEADED:
-            if a == 0 and r == 0:
-                for b in range(S):
-                    Ta[b] = max(Ta[b], row[b])
-            continue
-        c = add_floored(Cl[a][r], 1 if o.gold[o.word[r]] == o.word[r] else 0, NM_NEG)
-        for b in range(r, S):
-            v = add_floored(c, row[b], NM_NEG)
-            if v > Ta[b]:
-                Ta[b] = v
+cdef inline int max_sum(const int* x, const int* y, int lo, int hi, int best) noexcept nogil:
+    """max(best, x[k] + y[k] for k in lo..hi-1): a chart's split loop, contiguous."""
+    cdef int k, v
+    for k in range(lo, hi):
+        v = x[k] + y[k]
+        if v > best:
+            best = v
+    return best
+
+
+cdef void chart_rows(const NMOracle* o, Chart* c) noexcept nogil:
+    """Rows R-1 down to 0 of Eisner's chart over the items and of T, from the rows after
+    each: oracle_arrays.eisner_inside's recurrences (a sum floored once at the end equals
+    its sums floored one by one), one start at a time."""
+    cdef int S = c.S
+    cdef int R = c.R
+    cdef int s, t, r, b, hi, split, best, cc
+    cdef const int* row
+    cdef int* Ta
+    for s in range(R - 1, -1, -1):
+        c.Cr[s * S + s] = 0
+        c.Cl[s * S + s] = 0
+        c.CrC[s * S + s] = 0
+        c.ClC[s * S + s] = 0
+        for t in range(s + 1, S):
+            hi = t if t < R else R          # X[k][t] is the call's for k < R
+            # Ir, Il: Cr[s][k] + Cl[k + 1][t], k = s..t-1
+            split = max_sum(c.Cr + s * S, c.ClC + t * S + 1, s, t if t < R else R - 1,
+                            2 * NM_NEG)
+            if t >= R:
+                split = max_sum(c.Cr + s * S, c.shClC + (t + c.base) * c.B + c.base + 1,
+                                R - 1, t, split)
+            split = max(split, NM_NEG)
+            c.Ir[s * S + t] = add_floored(split, item_arc_weight(o, s, t), NM_NEG)
+            c.IlC[t * S + s] = add_floored(split, item_arc_weight(o, t, s), NM_NEG)
+            # Cl: Cl[s][k] + Il[k][t], k = s..t-1
+            best = max_sum(c.Cl + s * S, c.IlC + t * S, s, hi, 2 * NM_NEG)
+            if t >= R:
+                best = max_sum(c.Cl + s * S, c.shIlC + (t + c.base) * c.B + c.base, R, t,
+                               best)
+            best = max(best, NM_NEG)
+            c.Cl[s * S + t] = best
+            c.ClC[t * S + s] = best
+            # Cr: Ir[s][k] + Cr[k][t], k = s+1..t
+            best = max_sum(c.Ir + s * S, c.CrC + t * S, s + 1, t + 1 if t < R else R,
+                           2 * NM_NEG)
+            if t >= R:
+                best = max_sum(c.Ir + s * S, c.shCrC + (t + c.base) * c.B + c.base, R,
+                               t + 1, best)
+            best = max(best, NM_NEG)
+            c.Cr[s * S + t] = best
+            c.CrC[t * S + s] = best
+        # T row s: a FREE root r, Cl[s][r] + its root arc + Cr[r][b]; a HEADED item is
+        # never a root but at the block's first place, where its head lies in the block
+        # before: Cr[0][b]
+        Ta = c.T + s * S
+        for b in range(s, S):
+            Ta[b] = NM_NEG
+        for r in range(s, S):
+            row = (c.Cr + r * S if r < R else c.shCr + (r + c.base) * c.B + c.base)
+            if o.kind[r] == NM_HEADED:
+                if s == 0 and r == 0:
+                    for b in range(S):
+                        Ta[b] = max(Ta[b], row[b])
+                continue
+            cc = add_floored(c.Cl[s * S + r], 1 if o.gold[o.word[r]] == o.word[r] else 0,
+                             NM_NEG)
+            for b in range(r, S):           # Ta[b] >= NM_NEG: the floor of each sum
+                Ta[b] = max(Ta[b], cc + row[b])
 
 
 cdef void nm_shared_chart(NMOracle* o, int w) noexcept nogil:
     """Make the gold block of word w the one nm_block_best reads its run from (o.sh,
     sh_first, sh_size), computing its chart, every word FREE, at its first use (module
-    docstring, "Shared charts"). Call it before filling the items (it uses them as
-    scratch). Out of memory: no shared chart (sh_size 0), every row computed per call."""
+    docstring, "Shared charts"): Cr and T by rows, Cr, Cl and Il by columns, B^2 each.
+    Call it before filling the items (it uses them and the chart as scratch). Out of
+    memory: no shared chart (sh_size 0), every row computed per call."""
     cdef int first = o.block_start[w]
     cdef int B = o.block_end[w] - first + 1
-    cdef int cs = o.chart_size
-    cdef int s, k
+    cdef int s
     cdef int* X
+    cdef Chart c
     o.sh_size = 0
     if o.shared == NULL:
         o.shared = <int*>malloc(o.shared_total * sizeof(int))
@@ -248,11 +288,18 @@ cdef void nm_shared_chart(NMOracle* o, int w) noexcept nogil:
             o.kind[s] = NM_FREE
             o.arc_ok[s] = 1
             o.no_split[s] = 0
-            for k in range(5):
-                o.rows[k * cs + s] = X + k * B * B + s * B
-        for s in range(B - 1, -1, -1):
-            chart_row(o, s, B, o.rows, o.rows + cs, o.rows + 2 * cs, o.rows + 3 * cs)
-            tree_row(o, s, B, o.rows, o.rows + cs, o.rows + 4 * cs)
+        c.S = B
+        c.R = B                         # every row computed here: no shared rows
+        c.B = 0
+        c.base = 0
+        c.Cr = X
+        c.T = X + B * B
+        c.CrC = X + 2 * B * B
+        c.ClC = X + 3 * B * B
+        c.IlC = X + 4 * B * B
+        c.Cl = o.chart                  # scratch (chart_size >= every gold block)
+        c.Ir = o.chart + B * B
+        chart_rows(o, &c)
         o.shared_ok[first] = 1
     o.sh = X
     o.sh_first = first
@@ -262,13 +309,12 @@ cdef void nm_shared_chart(NMOracle* o, int w) noexcept nogil:
 cdef int nm_block_best(NMOracle* o, int size) noexcept nogil:
     """The most gold arcs of a forest over the block's items o.word[0..size-1] (kinds,
     arc_ok and no_split filled by the caller after nm_shared_chart; module docstring):
-    the rows of the spans that start before the run from the shared chart, T, then the
-    forests of the items before each b. With a preset word that cannot start a sentence,
-    or o.full_chart, the whole chart (block_best_full)."""
+    the rows of the spans that start before the run, the rest from the shared chart, then
+    the forests of the items before each b. With a preset word that cannot start a
+    sentence, or o.full_chart, the whole chart (block_best_full)."""
     cdef int S = size
-    cdef int cs, R, s, k, a, b, B, off, best, v
-    cdef int** rows
-    cdef int** T
+    cdef int a, b, best, v, Tab
+    cdef Chart c
     if S <= 0:
         return 0
     if not chart_reserve(o, S):
@@ -280,34 +326,35 @@ cdef int nm_block_best(NMOracle* o, int size) noexcept nogil:
             return block_best_full(o, S)
     # the run: the longest suffix of FREE items that are consecutive words of the shared
     # chart's gold block
-    R = S
-    while (R > 0 and o.kind[R - 1] == NM_FREE and o.word[R - 1] >= o.sh_first
-           and o.word[R - 1] < o.sh_first + o.sh_size
-           and (R == S or o.word[R - 1] + 1 == o.word[R])):
-        R -= 1
-    cs = o.chart_size
-    rows = o.rows
-    B = o.sh_size
-    for s in range(S):
-        if s < R:
-            for k in range(5):
-                rows[k * cs + s] = o.chart + k * S * S + s * S
-        else:
-            # column t of the run's row s is the shared cell of words word[s]..word[t]
-            off = (o.word[s] - o.sh_first) * B + (o.word[R] - o.sh_first - R)
-            for k in range(5):
-                rows[k * cs + s] = o.sh + k * B * B + off
-    T = rows + 4 * cs
-    for s in range(R - 1, -1, -1):
-        chart_row(o, s, S, rows, rows + cs, rows + 2 * cs, rows + 3 * cs)
-        tree_row(o, s, S, rows, rows + cs, T)
+    c.R = S
+    while (c.R > 0 and o.kind[c.R - 1] == NM_FREE and o.word[c.R - 1] >= o.sh_first
+           and o.word[c.R - 1] < o.sh_first + o.sh_size
+           and (c.R == S or o.word[c.R - 1] + 1 == o.word[c.R])):
+        c.R -= 1
+    c.S = S
+    c.B = o.sh_size
+    c.base = o.word[c.R] - o.sh_first - c.R if c.R < S else 0
+    c.Cr = o.chart
+    c.Cl = o.chart + S * S
+    c.Ir = o.chart + 2 * S * S
+    c.T = o.chart + 3 * S * S
+    c.CrC = o.chart + 4 * S * S
+    c.ClC = o.chart + 5 * S * S
+    c.IlC = o.chart + 6 * S * S
+    c.shCr = o.sh
+    c.shT = o.sh + c.B * c.B
+    c.shCrC = o.sh + 2 * c.B * c.B
+    c.shClC = o.sh + 3 * c.B * c.B
+    c.shIlC = o.sh + 4 * c.B * c.B
+    chart_rows(o, &c)
     o.top[0] = 0
     for b in range(S):
         best = NM_NEG
         for a in range(b + 1):
-            if o.top[a] <= NM_NEG or T[a][b] <= NM_NEG:
+            Tab = c.T[a * S + b] if a < c.R else c.shT[(a + c.base) * c.B + b + c.base]
+            if o.top[a] <= NM_NEG or Tab <= NM_NEG:
                 continue
-            v = add_floored(o.top[a], T[a][b], NM_NEG)
+            v = add_floored(o.top[a], Tab, NM_NEG)
             if v > best:
                 best = v
         o.top[b + 1] = best
