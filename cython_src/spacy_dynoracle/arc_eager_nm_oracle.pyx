@@ -51,11 +51,15 @@ are FREE too but may have popped words between them. So a state takes the longes
 its block's items that are FREE, consecutive words and inside one gold block (the "run",
 items R..m-1: it may reach onto the stack, over words SHIFT pushed) from the shared chart,
 and computes only the rows of the spans that start before it, in order of decreasing start
-(a row needs the rows after it only): O(R m^2) instead of O(m^3). The trees under the
-virtual root go through T[a, b], the best single tree over items a..b (its rows after R
-shared too), so the forest of the items before each b is O(m^2). With preset words that
-cannot start a sentence (Clg) a call computes the whole chart as before (nm_block_best's
-reference path, also what `full_chart` selects: the tests compare the two on every state).
+(a row needs the rows after it only): O(R m^2) instead of O(m^3). A row reads the later
+rows column-wise, so the call's rows and the shared charts are kept by rows and by columns
+(the inner loops then read contiguous memory). The trees under the virtual root go through
+T[a, b], the best single tree over items a..b (its rows after R shared too), so the forest
+of the items before each b is O(m^2). R is still the stack's depth when RIGHT pushed its top
+word: a deep stack costs O(d m^2) a call (p99 1.6 ms, max 2.9 ms on Bosque's long
+sentences: docs/long_sentences.md). With preset words that cannot start a sentence (Clg) a
+call computes the whole chart as before (block_best_full, also what `full_chart` selects:
+the tests compare the two on every state).
 """
 from libc.stdlib cimport malloc, calloc, free
 
