@@ -354,6 +354,38 @@ def test_shared_charts_equal_the_whole_chart_on_long_sentences():
     assert states > 3000 and unshifts > 100 and not mismatches, mismatches[:2]
 
 
+def guard_soundness(n_states, seed, budget, max_n=6):
+    """exact_cases with a budget of chart cells (system option `budget`) so small that the
+    guard trips: (guard states, exact states, failures). A guard state's costs must be
+    sound against exhaustive search (0 <= cost <= exact cost, 0 on every optimal move);
+    every other state's exact."""
+    guards = exact = 0
+    failures = []
+    for _, gold, bf, sim in exact_cases(n_states, seed, max_n=max_n, budget=budget):
+        costs = sim.costs(gold)
+        if not sim.moves.last_costs_were_bounded:
+            exact += 1
+            failures += check_costs(sim, bf)
+            continue
+        guards += 1
+        assert sim.moves.last_oracle_path == "guard"
+        now = bf.minloss(sim)
+        for action, cost in costs.items():
+            true = bf.minloss(sim.copy().apply(action)) - now
+            if not 0 <= cost <= true or (true == 0 and cost != 0):
+                failures.append(f"gold={gold} {sim!r} {action}: guard cost {cost}, exact {true}")
+    return guards, exact, failures
+
+
+def test_guard_costs_are_sound():
+    """Over budget every move costs 0 (a lower bound of every cost, the cost of every
+    optimal move); under it the costs stay exact; both occur with a budget of 6 cells."""
+    guards, exact, failures = guard_soundness(200, seed=42, budget=6)
+    assert guards > 20 and exact > 100 and not failures, failures[:3]
+    sim = exact_simulator(3, budget=6)
+    assert set(sim.moves.oracle_stats()) >= {"states", "guard", "cells", "max_cells"}
+
+
 def test_spacy_costs_fail_the_same_check():
     """Negative control of the check itself: spaCy's approximate costs, through the same
     states and check_costs, are reported wrong."""
