@@ -37,10 +37,11 @@ having no left dependents; weight >= 0). Conversely the pieces' forests side by 
 one forest: a HEADED item at a piece's first place takes the last item of the piece before
 (adjacent, weight 0 since no positive arc spans the cut). So best = the sum over the
 pieces. open_reach finds the cuts in O(m) from the items' gold heads; a move's variant (s0
-popped, b0 HEADED) gets its own, as its items are filled anew. The cuts are where the
-slowest states of the shared charts (below) spent their time: a deep stack of
+popped, b0 HEADED) gets its own, as its items are filled anew. On random walks the cuts are
+where the slowest states of the shared charts (below) spent their time: a deep stack of
 RIGHT-pushed words whose arcs were not gold (or lost their gold arc to a popped word) is
-cut off from the buffer's run instead of tying its rows to it. Not made with a preset word
+cut off from the buffer's run instead of tying its rows to it. A converged model's stacks
+hold gold RIGHT arcs, which the cuts keep: there the caller's guard bounds the work. Not made with a preset word
 that cannot start a sentence in the block (Clg: trees may have to join across any cut;
 the whole chart as before). Each call counts the chart cells it computes (o.cells; a
 cell costs O(m)) and computes nothing once they would exceed o.budget (o.over: the
