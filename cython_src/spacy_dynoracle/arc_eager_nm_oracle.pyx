@@ -40,12 +40,13 @@ pieces. open_reach finds the cuts in O(m) from the items' gold heads; a move's v
 popped, b0 HEADED) gets its own, as its items are filled anew. On random walks the cuts are
 where the slowest states of the shared charts (below) spent their time: a deep stack of
 RIGHT-pushed words whose arcs were not gold (or lost their gold arc to a popped word) is
-cut off from the buffer's run instead of tying its rows to it. A converged model's stacks
-hold gold RIGHT arcs, which the cuts keep: there the caller's guard bounds the work. Not made with a preset word
-that cannot start a sentence in the block (Clg: trees may have to join across any cut;
-the whole chart as before). Each call counts the chart cells it computes (o.cells; a
-cell costs O(m)) and computes nothing once they would exceed o.budget (o.over: the
-caller's guard, arc_eager_nm.pyx).
+cut off from the buffer's run instead of tying its rows to it. On a converged model's
+training walks they save nothing measurable (presumably its stacks' RIGHT arcs are gold,
+which the cuts keep): there the caller's guard bounds the work. Not made with a preset
+word that cannot start a sentence in the block (Clg: trees may have to join across any
+cut; the whole chart as before). Each call counts the chart cells it computes (o.cells; a cell
+costs O(m)) and computes nothing once they would exceed o.budget (o.over: the caller's
+guard, arc_eager_nm.pyx).
 
 **Preset boundaries.** Two trees of the forest are two sentences: ROOT pops the first one's
 root while some open word of the second one is b0, and ROOT is invalid before a word that
@@ -79,9 +80,9 @@ rows column-wise, so the call's rows and the shared charts are kept by rows and 
 T[a, b], the best single tree over items a..b (its rows after R shared too), so the forest
 of the items before each b is O(m^2). R is still the stack's depth when RIGHT pushed its top
 word: a deep stack costs O(d m^2) a call (p99 1.6 ms, max 2.9 ms on Bosque's long
-sentences before the open cuts: docs/long_sentences.md). With preset words that cannot start a sentence (Clg) a
-call computes the whole chart as before (block_best_full, also what `full_chart` selects:
-the tests compare the two on every state).
+sentences before the open cuts: docs/long_sentences.md). With preset words that cannot
+start a sentence (Clg) a call computes the whole chart as before (block_best_full, also
+what `full_chart` selects: the tests compare the two on every state).
 """
 from libc.stdlib cimport malloc, calloc, free
 
