@@ -29,7 +29,7 @@ system options of the model's system, e.g. `--option tail_memo=false` for swap).
 machine a niced process is preempted inside single states, which the wall clock counts
 (attardi's 54-136 ms states of docs/systems/attardi.md took 5 ms of CPU). --slowest K prints
 where the K slowest states are (Doc, step = the state's index in that Doc's walk, stack
-depth, buffer length, the system's last oracle path).
+depth, buffer length, the system's last oracle path and cells when it counts them).
 
     python benchmarks/oracle_time.py --model training/attardi-dynamic/model-last --p-random 0.9 \\
         --reps 3 --clock cpu --slowest 8
@@ -77,14 +77,13 @@ def walk(moves, examples, args, rng, other=None, nlp=None):
     has non-projective gold, the length of the state's gold sentence (b0's, or s0's when
     the buffer is empty), the agreement counts with `other` (a second system) and per state
     where it is (Doc index, step = the state's index in its Doc's walk, stack depth, buffer
-    length, the system's
-    `last_oracle_path` if it has one). With
+    length, the system's `last_oracle_path` and `last_oracle_cells` if it has them). With
     `nlp` (a trained pipeline whose parser owns `moves`) the scores are the model's."""
     n = moves.n_moves
     seen = numpy.zeros((n,), dtype=numpy.uint8)
     clock = time.thread_time_ns if args.clock == "cpu" else time.perf_counter_ns
     times, in_np, lens = [], [], []
-    where = []      # per state: (Doc index, step, stack depth, buffer length, oracle path)
+    where = []      # per state: (Doc index, step, stack depth, buffer length, oracle path, cells)
     agree = {"states": 0, "zero_set_differs": 0, "costs_differ": 0,
              "np_states": 0, "np_zero_set_differs": 0, "np_costs_differ": 0}
     deadline = time.time() + args.max_seconds
@@ -102,7 +101,7 @@ def walk(moves, examples, args, rng, other=None, nlp=None):
         step = 0
         while not state.is_final():
             front = state.B(0) if state.buffer_length() > 0 else state.S(0)
-            where.append([doc_i, step, state.stack_depth(), state.buffer_length(), None])
+            where.append([doc_i, step, state.stack_depth(), state.buffer_length(), None, None])
             step += 1
             lens.append(int(sent_len[front]) if 0 <= front < len(sent_len) else 0)
             if other is not None:
@@ -136,6 +135,7 @@ def walk(moves, examples, args, rng, other=None, nlp=None):
             times.append(t if best is None else min(best, t))
             in_np.append(np_doc)
             where[-1][4] = getattr(moves, "last_oracle_path", None)
+            where[-1][5] = getattr(moves, "last_oracle_cells", None)
         if step_model is not None:
             step_model.clear_memory()
     return times, in_np, lens, agree, where
@@ -272,7 +272,7 @@ def main():
                 if args.slowest:
                     slow = sorted(range(len(times)), key=lambda i: -times[i])[:args.slowest]
                     row["slowest"] = [{"ms": times[i] / 1e6, "sentence_len": lens[i],
-                                       **dict(zip(("doc", "step", "stack", "buffer", "path"),
+                                       **dict(zip(("doc", "step", "stack", "buffer", "path", "cells"),
                                                   where[i]))} for i in slow]
                     for r in row["slowest"]:
                         print(f"    slow: {r}", flush=True)

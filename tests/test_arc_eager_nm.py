@@ -311,9 +311,11 @@ def test_dynamic_oracle_exact_labelled():
 def shared_chart_mismatches(n_golds, seed, min_n=30, max_n=80):
     """Walks over random gold of min_n..max_n words (every kind of EXACT_KINDS, half with
     preset starts, a third labelled), half zero-cost and half random moves, unshifts
-    included: on every state the costs with the shared charts (arc_eager_nm_oracle.pyx,
-    "Shared charts") against the reference that computes every chart whole
-    (NMOracleTable.full_chart). Returns (states, unshifts, mismatches)."""
+    included: on every state the costs with the open cuts and shared charts
+    (arc_eager_nm_oracle.pyx, "Open cuts", "Shared charts") against the reference that
+    computes every chart whole over the block's items (NMOracleTable.full_chart), and
+    against the shared charts without the cuts (no_cut). Returns (states, unshifts,
+    mismatches)."""
     rng = random.Random(seed)
     states = unshifts = 0
     mismatches = []
@@ -328,9 +330,13 @@ def shared_chart_mismatches(n_golds, seed, min_n=30, max_n=80):
             table.full_chart = True
             reference = sim.costs(gold, gold_labels)
             table.full_chart = False
+            table.no_cut = True
+            uncut = sim.costs(gold, gold_labels)
+            table.no_cut = False
             states += 1
-            if costs != reference:
-                mismatches.append(f"gold={gold} {sim!r}: {costs} != reference {reference}")
+            if not costs == reference == uncut:
+                mismatches.append(f"gold={gold} {sim!r}: {costs} != reference {reference} "
+                                  f"or without the cuts {uncut}")
             cheapest = min(costs.values())
             action = rng.choice([a for a, c in costs.items() if c == cheapest]
                                 if rng.random() < 0.5 else sorted(costs))
@@ -341,10 +347,43 @@ def shared_chart_mismatches(n_golds, seed, min_n=30, max_n=80):
 
 
 def test_shared_charts_equal_the_whole_chart_on_long_sentences():
-    """The run of untouched words read from the gold block's shared chart gives the costs
-    of the chart computed whole, on every state of walks over longer gold (30-80 words)."""
+    """The open cuts, and the run of untouched words read from the gold block's shared
+    chart, give the costs of the chart computed whole over the block's items, on every
+    state of walks over longer gold (30-80 words)."""
     states, unshifts, mismatches = shared_chart_mismatches(24, seed=41)
     assert states > 3000 and unshifts > 100 and not mismatches, mismatches[:2]
+
+
+def guard_soundness(n_states, seed, budget, max_n=6):
+    """exact_cases with a budget of chart cells (system option `budget`) so small that the
+    guard trips: (guard states, exact states, failures). A guard state's costs must be
+    sound against exhaustive search (0 <= cost <= exact cost, 0 on every optimal move);
+    every other state's exact."""
+    guards = exact = 0
+    failures = []
+    for _, gold, bf, sim in exact_cases(n_states, seed, max_n=max_n, budget=budget):
+        costs = sim.costs(gold)
+        if not sim.moves.last_costs_were_bounded:
+            exact += 1
+            failures += check_costs(sim, bf)
+            continue
+        guards += 1
+        assert sim.moves.last_oracle_path == "guard"
+        now = bf.minloss(sim)
+        for action, cost in costs.items():
+            true = bf.minloss(sim.copy().apply(action)) - now
+            if not 0 <= cost <= true or (true == 0 and cost != 0):
+                failures.append(f"gold={gold} {sim!r} {action}: guard cost {cost}, exact {true}")
+    return guards, exact, failures
+
+
+def test_guard_costs_are_sound():
+    """Over budget every move costs 0 (a lower bound of every cost, the cost of every
+    optimal move); under it the costs stay exact; both occur with a budget of 6 cells."""
+    guards, exact, failures = guard_soundness(200, seed=42, budget=6)
+    assert guards > 20 and exact > 100 and not failures, failures[:3]
+    sim = exact_simulator(3, budget=6)
+    assert set(sim.moves.oracle_stats()) >= {"states", "guard", "cells", "max_cells"}
 
 
 def test_spacy_costs_fail_the_same_check():

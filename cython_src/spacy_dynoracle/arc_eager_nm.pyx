@@ -31,7 +31,9 @@ arc_eager_nm_oracle.pyx scores per gold block (docs/systems/arc_eager_nm.md, "Th
 oracle"): SHIFT and the unshift cost nothing (the open words and what each may still become
 do not change), RIGHT costs what making b0 HEADED lowers the best forest of its block by,
 LEFT, the popping REDUCE and ROOT what removing s0 lowers it by, less the gold arc they
-make.
+make. A state whose chart cells would exceed the system option `budget` gets cost 0 for
+every move instead (the guard: sound, counted; docs/systems/arc_eager_nm.md, "Long
+sentences").
 
 Oracle ``spacy``: spaCy's approximate costs (push_cost, pop_cost and the per-move rules of
 spaCy's arc_eager.pyx) read on this package's gold, with spaCy's BREAK terms moved onto ROOT,
@@ -343,8 +345,24 @@ cdef void nm_exact_costs(const StateC* st, const GoldC* g, const int* valid,
     oracle"), unlabelled: the base adds the label term of LEFT and RIGHT, exact here too
     (a gold RIGHT arc with a wrong label loses exactly that arc: the best forest after RIGHT
     keeps b0's arc to s0 when it is gold). REDUCE of a HEADED s0 makes final the arc (and
-    label) RIGHT gave it. A move changes the block of s0 (a pop) or of b0 (RIGHT) only."""
+    label) RIGHT gave it. A move changes the block of s0 (a pop) or of b0 (RIGHT) only.
+    Over the budget of chart cells (o.over) every move costs 0: the guard (sound, below)."""
     cdef NMOracle* o = <NMOracle*>g.extra
+    cdef int m
+    o.cells = 0
+    o.over = 0
+    nm_exact_costs_within(o, st, g, valid, cost)
+    if o.over:
+        # the guard: 0 is a lower bound of every cost, and the cost of every optimal move
+        # (the base's label term on LEFT and RIGHT stays: it is part of the exact cost and 0
+        # on an optimal move)
+        for m in range(N_MOVES):
+            cost[m] = 0
+
+
+cdef void nm_exact_costs_within(NMOracle* o, const StateC* st, const GoldC* g,
+                                const int* valid, weight_t* cost) noexcept nogil:
+    """nm_exact_costs within the budget (o.over once a call would exceed it)."""
     cdef int depth = st.stack_depth()
     cdef int top = depth - 1
     cdef int s0, b0, m, drop, lo, hi, lo_b, hi_b
@@ -392,7 +410,27 @@ cdef class ArcEagerNM(DynOracleSystem):
     default_oracle = ORACLE_SPACY
     # as spaCy's parser and arc_eager: explore from the first update, follow the model
     default_schedule = (0, 1.0)
+    # budget: the most chart cells the exact oracle may compute in one state before the
+    # guard gives every move cost 0 (a count, so training stays reproducible; ~1 ms at 200
+    # words; 2.6% of the states of the converged Bosque model's training walks on its long
+    # Docs, docs/systems/arc_eager_nm.md, "Long sentences"); 0 = no guard
+    options = {"budget": 20000}
     cdef bint use_exact
+    cdef readonly long budget       # the guard's limit on one state's chart cells (0: none)
+    cdef bint _last_guard           # the last move_costs ran over budget
+    cdef long _last_cells           # chart cells of the last move_costs
+    cdef long _states               # states whose costs came from the exact oracle
+    cdef long _guards               # ... of them over budget
+    cdef long _cells_total
+    cdef long _cells_max
+
+    def __init__(self, strings, labels_by_action=None, min_freq=None, *, projectivize=None,
+                 oracle=None, **options):
+        DynOracleSystem.__init__(self, strings, labels_by_action, min_freq,
+                                 projectivize=projectivize, oracle=oracle, **options)
+        self.budget = int(self.cfg["budget"])
+        if self.budget < 0:
+            raise ValueError(f"arc_eager_nm: budget must be >= 0 (0 = no guard), got {self.budget}")
 
     def set_oracle(self, oracle):
         DynOracleSystem.set_oracle(self, oracle)
@@ -404,6 +442,7 @@ cdef class ArcEagerNM(DynOracleSystem):
         if not self.use_exact or gold.c.extra != NULL:
             return
         table = NMOracleTable(gold.heads)
+        (<NMOracleTable>table).c.budget = self.budget
         gold.attach(table, <void*>(<NMOracleTable>table).c)
 
     cdef int declare_moves(self) except -1:
@@ -415,6 +454,9 @@ cdef class ArcEagerNM(DynOracleSystem):
 
     cdef void move_costs(self, const StateC* st, const GoldC* g, const int* valid,
                          weight_t* cost) noexcept nogil:
+        cdef NMOracle* o
+        self._last_guard = 0
+        self._last_cells = 0
         if not self.use_exact:
             spacy_move_costs(st, g, valid, cost)
         elif self.lacks_oracle_data(g):
@@ -422,6 +464,35 @@ cdef class ArcEagerNM(DynOracleSystem):
                 cost[m] = 0
         else:
             nm_exact_costs(st, g, valid, cost)
+            o = <NMOracle*>g.extra
+            self._last_guard = o.over
+            self._last_cells = o.cells
+            self._states += 1
+            self._guards += o.over
+            self._cells_total += o.cells
+            if o.cells > self._cells_max:
+                self._cells_max = o.cells
+
+    cdef bint last_costs_bounded(self) noexcept:
+        """The last move_costs ran over budget: the guard's zero costs, not exact ones."""
+        return self.use_exact and self._last_guard
+
+    def oracle_counts(self):
+        """States whose costs came from the exact oracle, those of them over budget
+        (guard), and the chart cells computed (all states, and the most in one)."""
+        return {"states": self._states, "guard": self._guards, "cells": self._cells_total,
+                "max_cells": self._cells_max, "missing_oracle": self.missing_oracle}
+
+    @property
+    def last_oracle_path(self):
+        """"guard" if the last costs were the guard's, else "exact" (benchmarks report it)."""
+        return "guard" if self._last_guard else "exact"
+
+    @property
+    def last_oracle_cells(self):
+        """Chart cells the last move_costs computed: the oracle's work in that state, a
+        count (it does not depend on the machine)."""
+        return self._last_cells
 
     cdef int static_move(self, const StateC* st, const GoldC* g) noexcept nogil:
         """The canonical optimal move that system_options target="static" trains on

@@ -28,6 +28,9 @@ cdef struct NMOracle:
     char* kind           # [n] NM_FREE or NM_HEADED
     char* arc_ok         # [n] NM_HEADED: its arc to the item before it has the gold label
     char* no_split       # [n] the item cannot start a sentence (a preset -1)
+    int* item_of         # [n] scratch: the item of word w among the filled items (valid
+                         # only where word[item_of[w]] == w)
+    int* reach           # [n] scratch: the last item a positive arc from item i reaches
     int chart_size       # the blocks the chart holds: max_block, more once a preset
                          # sentence was scored whole
     int* chart           # 7 * chart_size^2: Eisner's Cr, Cl, Ir, Il, and Clg (computed
@@ -44,6 +47,11 @@ cdef struct NMOracle:
     int sh_size          # its length (0: none),
     int* sh              # and its chart (Cr, Cl, Ir, Il, T: sh_size^2 each)
     bint full_chart      # the reference: every state's chart computed whole (tests)
+    bint no_cut          # the reference: items not cut at open gaps (tests)
+    long cells           # chart cells the calls computed (the work count; the caller resets)
+    long budget          # the most cells a state's calls may compute (0: no limit)
+    bint over            # a call would have exceeded the budget: it and every call after
+                         # it computed nothing and returned 0 (the caller resets)
 
 
 cdef NMOracle* nm_oracle_new(const int* gold, int n) noexcept nogil

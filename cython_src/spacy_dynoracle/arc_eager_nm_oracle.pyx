@@ -25,6 +25,29 @@ virtual root (weight 0) for "the item before it", which lies in the previous blo
 HEADED item elsewhere never needs the root (its head can become the item before it, which
 crosses nothing). A caller also cuts at preset sentence starts (no arc crosses them).
 
+**Open cuts.** The same holds for a finer cut, made per call over the block's items: at
+every gap between two items that no arc of positive weight spans (item_arc_weight 1: a gold
+arc between two open items, not forbidden by a HEADED item, and with the gold label when it
+is a HEADED item's arc from the item before it). A best forest restricted to a piece keeps
+every positive arc; an item whose head fell outside (over an arc of weight <= 0, so 0) is a
+FREE root (root weight >= 0), or a HEADED item at the piece's first place, which takes the
+virtual root (weight 0), or a HEADED item elsewhere whose head was a later item outside,
+which takes the item before it instead (adjacent: crosses nothing; no cycle, a HEADED item
+having no left dependents; weight >= 0). Conversely the pieces' forests side by side are
+one forest: a HEADED item at a piece's first place takes the last item of the piece before
+(adjacent, weight 0 since no positive arc spans the cut). So best = the sum over the
+pieces. open_reach finds the cuts in O(m) from the items' gold heads; a move's variant (s0
+popped, b0 HEADED) gets its own, as its items are filled anew. On random walks the cuts are
+where the slowest states of the shared charts (below) spent their time: a deep stack of
+RIGHT-pushed words whose arcs were not gold (or lost their gold arc to a popped word) is
+cut off from the buffer's run instead of tying its rows to it. On a converged model's
+training walks they save nothing measurable (presumably its stacks' RIGHT arcs are gold,
+which the cuts keep): there the caller's guard bounds the work. Not made with a preset
+word that cannot start a sentence in the block (Clg: trees may have to join across any
+cut; the whole chart as before). Each call counts the chart cells it computes (o.cells; a cell
+costs O(m)) and computes nothing once they would exceed o.budget (o.over: the caller's
+guard, arc_eager_nm.pyx).
+
 **Preset boundaries.** Two trees of the forest are two sentences: ROOT pops the first one's
 root while some open word of the second one is b0, and ROOT is invalid before a word that
 cannot start a sentence (no_split). That b0 can be any word c of the second tree whose
@@ -57,9 +80,9 @@ rows column-wise, so the call's rows and the shared charts are kept by rows and 
 T[a, b], the best single tree over items a..b (its rows after R shared too), so the forest
 of the items before each b is O(m^2). R is still the stack's depth when RIGHT pushed its top
 word: a deep stack costs O(d m^2) a call (p99 1.6 ms, max 2.9 ms on Bosque's long
-sentences: docs/long_sentences.md). With preset words that cannot start a sentence (Clg) a
-call computes the whole chart as before (block_best_full, also what `full_chart` selects:
-the tests compare the two on every state).
+sentences before the open cuts: docs/long_sentences.md). With preset words that cannot
+start a sentence (Clg) a call computes the whole chart as before (block_best_full, also
+what `full_chart` selects: the tests compare the two on every state).
 """
 from libc.stdlib cimport malloc, calloc, free
 
@@ -117,6 +140,9 @@ cdef NMOracle* nm_oracle_new(const int* gold, int n) noexcept nogil:
             total += 5 * <long>L * L     # nm_shared_chart's five arrays
             start = w + 1
     o.shared_total = total
+    # gold_block_ends' arrays are free now: nm_block_best's scratch for the open cuts
+    o.item_of = node_head
+    o.reach = node_end
     if not chart_reserve(o, o.max_block):
         nm_oracle_free(o)
         return NULL
@@ -312,22 +338,80 @@ cdef void nm_shared_chart(NMOracle* o, int w) noexcept nogil:
 
 cdef int nm_block_best(NMOracle* o, int size) noexcept nogil:
     """The most gold arcs of a forest over the block's items o.word[0..size-1] (kinds,
-    arc_ok and no_split filled by the caller after nm_shared_chart; module docstring):
-    the rows of the spans that start before the run, the rest from the shared chart, then
-    the forests of the items before each b. With a preset word that cannot start a
-    sentence, or o.full_chart, the whole chart (block_best_full)."""
-    cdef int S = size
-    cdef int a, b, best, v, Tab
-    cdef Chart c
-    if S <= 0:
+    arc_ok and no_split filled by the caller after nm_shared_chart; module docstring): the
+    sum over the pieces between the open cuts (run_best each). With a preset word that
+    cannot start a sentence, or o.full_chart, the whole chart (block_best_full); with
+    o.no_cut, run_best over all the items."""
+    cdef int a, i, far, total
+    cdef NMOracle piece
+    if size <= 0 or o.over:
         return 0
-    if not chart_reserve(o, S):
+    if not chart_reserve(o, size):
         return 0                            # out of memory: no gold arc counted
     if o.full_chart:
-        return block_best_full(o, S)
-    for a in range(S):
+        return block_best_full(o, size)
+    for a in range(size):
         if o.no_split[a]:
-            return block_best_full(o, S)
+            return block_best_full(o, size)
+    if o.no_cut:
+        return run_best(o, size)
+    open_reach(o, size)
+    # a piece ends at item i when no positive arc from an item <= i reaches past i; each
+    # piece is scored over a view of the items that starts at its first (the chart, top
+    # and shared chart are o's: the pieces run one after the other)
+    piece = o[0]
+    total = 0
+    a = 0
+    far = -1
+    for i in range(size):
+        if o.reach[i] > far:
+            far = o.reach[i]
+        if far <= i:
+            piece.word = o.word + a
+            piece.kind = o.kind + a
+            piece.arc_ok = o.arc_ok + a
+            piece.no_split = o.no_split + a
+            total += run_best(&piece, i + 1 - a)
+            if piece.over:
+                break
+            a = i + 1
+    o.cells = piece.cells                   # the view's counts are o's
+    o.over = piece.over
+    return total
+
+
+cdef void open_reach(NMOracle* o, int size) noexcept nogil:
+    """reach[i] for the items 0..size-1: the furthest item j >= i such that an arc of
+    positive weight (item_arc_weight 1: gold, allowed by the HEADED constraints, with the
+    gold label on a HEADED item's own arc) joins items i and j; i if none. O(size): an
+    item's gold head is an item only if it is open (item_of), and a gold root is no arc
+    between items."""
+    cdef int d, h, gh
+    for d in range(size):
+        o.item_of[o.word[d]] = d
+        o.reach[d] = d
+    for d in range(size):
+        gh = o.gold[o.word[d]]
+        if gh < 0 or gh == o.word[d]:
+            continue
+        h = o.item_of[gh]
+        if h < 0 or h >= size or o.word[h] != gh:
+            continue                        # popped, or outside these items
+        if item_arc_weight(o, h, d) > 0:
+            if h < d:
+                if d > o.reach[h]:
+                    o.reach[h] = d
+            elif h > o.reach[d]:
+                o.reach[d] = h
+
+
+cdef int run_best(NMOracle* o, int size) noexcept nogil:
+    """nm_block_best of one piece (no preset word that cannot start a sentence; the chart
+    reserved): the rows of the spans that start before the run, the rest from the shared
+    chart, then the forests of the items before each b."""
+    cdef int S = size
+    cdef int b, a, best, v, Tab
+    cdef Chart c
     # the run: the longest suffix of FREE items that are consecutive words of the shared
     # chart's gold block
     c.R = S
@@ -350,6 +434,8 @@ cdef int nm_block_best(NMOracle* o, int size) noexcept nogil:
     c.shCrC = o.sh + 2 * c.B * c.B
     c.shClC = o.sh + 3 * c.B * c.B
     c.shIlC = o.sh + 4 * c.B * c.B
+    if not spend(o, <long>c.R * S - <long>c.R * (c.R - 1) // 2):   # rows 0..R-1: S - s cells
+        return 0
     chart_rows(o, &c)
     o.top[0] = 0
     for b in range(S):
@@ -363,6 +449,16 @@ cdef int nm_block_best(NMOracle* o, int size) noexcept nogil:
                 best = v
         o.top[b + 1] = best
     return o.top[S]
+
+
+cdef inline bint spend(NMOracle* o, long cells) noexcept nogil:
+    """Count the cells a call is about to compute; 0 (and o.over) if that would exceed the
+    state's budget: the caller then computes nothing."""
+    if o.budget > 0 and o.cells + cells > o.budget:
+        o.over = 1
+        return 0
+    o.cells += cells
+    return 1
 
 
 cdef int block_best_full(NMOracle* o, int S) noexcept nogil:
@@ -382,6 +478,8 @@ cdef int block_best_full(NMOracle* o, int S) noexcept nogil:
     Ir = o.chart + 2 * S * S
     Il = o.chart + 3 * S * S
     Clg = o.chart + 4 * S * S
+    if not spend(o, <long>S * (S + 1) // 2):
+        return 0
     eisner_inside(item_arc_weight, o, S, NM_NEG, Cr, Cl, Ir, Il)
     for a in range(S):
         presets = presets or o.no_split[a]
@@ -468,3 +566,18 @@ cdef class NMOracleTable(OracleOwner):
     @full_chart.setter
     def full_chart(self, value):
         self.c.full_chart = bool(value)
+
+    @property
+    def no_cut(self):
+        """Every call scores its block's items as one piece (the reference the open cuts
+        are tested against) instead of cutting them where no positive arc spans a gap."""
+        return bool(self.c.no_cut)
+
+    @no_cut.setter
+    def no_cut(self, value):
+        self.c.no_cut = bool(value)
+
+    @property
+    def cells(self):
+        """Chart cells computed per state since the table was made (the work count)."""
+        return self.c.cells
