@@ -45,7 +45,8 @@ cdef struct NMOracle:
     int* shared          # allocated at the first use; NULL before
     int sh_first         # the gold block prepared last (nm_shared_chart): its first word,
     int sh_size          # its length (0: none),
-    int* sh              # and its chart (Cr, Cl, Ir, Il, T: sh_size^2 each)
+    int* sh              # and its chart (Cr and T by rows, Cr, Cl and Il by columns:
+                         # sh_size^2 each; nm_shared_chart)
     bint full_chart      # the reference: every state's chart computed whole (tests)
     bint no_cut          # the reference: items not cut at open gaps (tests)
     long cells           # chart cells the calls computed (the work count; the caller resets)

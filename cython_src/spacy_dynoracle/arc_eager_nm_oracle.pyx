@@ -171,8 +171,8 @@ cdef void nm_oracle_free(void* data) noexcept nogil:
     cdef NMOracle* o = <NMOracle*>data
     if o == NULL:
         return
-    free(o.gold)        # with block_start, block_end, word
-    free(o.kind)        # with arc_ok, no_split
+    free(o.gold)        # with block_start, block_end, word, shared_at, item_of, reach
+    free(o.kind)        # with arc_ok, no_split, shared_ok
     free(o.chart)       # with top
     free(o.shared)
     free(o)
