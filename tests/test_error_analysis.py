@@ -153,6 +153,27 @@ def test_the_command_line_on_conllu_files(tmp_path, capsys):
     assert "expected NAME=FILE" in capsys.readouterr().err
 
 
+def test_a_prediction_with_several_roots_is_scored_and_a_gold_one_refused(tmp_path, capsys):
+    """spaCy's biaffine parser gives sentences several roots: its cached parse is read back
+    (error_analysis.read_predictions) and scored, where the gold must still be a UD tree."""
+    from spacy_dynoracle.conllu_read import ConlluError
+
+    gold = write(tmp_path, NONPROJ, "gold.conllu")
+    # "Dogs bark loudly." with "loudly" a second root: one head wrong, one root too many
+    two_roots = NONPROJ.replace("3\tloudly\tloudly\tADV\tRB\t_\t2\tadvmod",
+                                "3\tloudly\tloudly\tADV\tRB\t_\t0\troot")
+    assert two_roots != NONPROJ
+    pred = write(tmp_path, two_roots, "pred.conllu")
+    ea.main(["--gold", str(gold), "--pred", f"two_roots={pred}", "--pred", f"gold={gold}"])
+    out = capsys.readouterr().out
+    assert "| gold | 100.00 | 100.00 |" in out
+    n_words = sum(1 for line in NONPROJ.splitlines() if line and line[0].isdigit())
+    las = f"{100 * (n_words - 1) / n_words:.2f}"
+    assert f"| two_roots | {las} | {las} |" in out
+    with pytest.raises(ConlluError, match="several roots"):
+        ea.main(["--gold", str(pred), "--pred", f"gold={gold}"])
+
+
 def test_a_runs_parse_keeps_the_gold_sentences_and_scores_as_run_matrix_does(tmp_path, monkeypatch):
     from evaluate_run import evaluate
 

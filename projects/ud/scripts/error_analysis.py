@@ -434,6 +434,16 @@ def read(path, select="all") -> list:
     return list(read_sentences(path, select=select))
 
 
+def read_predictions(path) -> list:
+    """A run's predicted CoNLL-U: as `read`, but a sentence may have several words with HEAD
+    0. spaCy's biaffine parser makes such sentences (its spanning trees may give the root
+    vertex several children: evaluate_run's multi_root_sentences), and they are its parse,
+    to be scored, not a broken file; the gold is still read strictly."""
+    from spacy_dynoracle.conllu_read import read_conllu
+
+    return list(read_conllu(path, allow_multiple_roots=True))
+
+
 def name_value_pairs(ap: argparse.ArgumentParser, values: Sequence[str], option: str,
                      form: str = "NAME=FILE") -> List[Tuple[str, str]]:
     """The (name, value) pairs of a repeatable NAME=VALUE option; ap.error names the first
@@ -468,7 +478,7 @@ def main(argv=None):
             ap.error("--gold goes with --pred NAME=FILE (one per run), not with --runs")
         pairs = name_value_pairs(ap, args.pred, "--pred")
         gold = read(args.gold)
-        words = collect(gold, {name: read(file) for name, file in pairs})
+        words = collect(gold, {name: read_predictions(file) for name, file in pairs})
         print(report(words, str(args.gold), args.baseline))
         return
     runs = [r for r in args.runs.split(",") if r]
@@ -482,7 +492,7 @@ def main(argv=None):
     if missing:
         ap.error(f"no trained run (run.json) in {', '.join(missing)}")
     for split in splits:
-        preds = {f.name: read(predict(f, split, args.cache, args.ud_root, args.force)) for f in folders}
+        preds = {f.name: read_predictions(predict(f, split, args.cache, args.ud_root, args.force)) for f in folders}
         path, select = split_source(args.treebank, split, args.ud_root)
         words = collect(read(path, select), preds)
         print(report(words, f"{args.treebank} {split} ({path.name} {select}), gold sentences, "

@@ -47,7 +47,7 @@ from typing import Dict, List, Optional, Sequence
 from udproj import PROJECT
 from error_analysis import (HEAD_PLACES, SPLITS, Words, arc_length_bucket, bucket_order, collect,
                             direction_bucket, markdown, name_value_pairs, num, pct, predict, read,
-                            split_source)
+                            read_predictions, split_source)
 from spacy_dynoracle.trees import nonprojective_dependents
 
 TOP_UPOS = 8
@@ -445,7 +445,7 @@ def main(argv=None):
         gold = read(args.gold)
         preds: Dict[str, Dict[str, list]] = {}
         for name, file in pairs:
-            preds.setdefault(run_id(name), {})[name] = read(file)
+            preds.setdefault(run_id(name), {})[name] = read_predictions(file)
         title = str(args.gold)
         recorded = {}
     else:
@@ -456,7 +456,7 @@ def main(argv=None):
         if missing:
             ap.error(f"no trained seed (<id>-s<N>/run.json) under {args.output / args.treebank / args.pipeline} "
                      f"for {', '.join(missing)}")
-        preds = {rid: {f.name: read(predict(f, args.split, args.cache, args.ud_root, args.force)) for f in fs}
+        preds = {rid: {f.name: read_predictions(predict(f, args.split, args.cache, args.ud_root, args.force)) for f in fs}
                  for rid, fs in folders.items()}
         path, select = split_source(args.treebank, args.split, args.ud_root)
         gold = read(path, select)
