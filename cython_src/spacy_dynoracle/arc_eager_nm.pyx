@@ -56,6 +56,7 @@ from .system_base cimport (
 )
 from .system_base cimport DynGold
 from .arc_eager cimport s0_b0_arc_is_valid
+from .oracle_cells cimport OracleCells, cell_counts, record_cells
 from .arc_eager_nm_oracle cimport (
     NMOracle, NMOracleTable, nm_block_best, nm_shared_chart, NM_FREE, NM_HEADED,
 )
@@ -418,11 +419,9 @@ cdef class ArcEagerNM(DynOracleSystem):
     cdef bint use_exact
     cdef readonly long budget       # the guard's limit on one state's chart cells (0: none)
     cdef bint _last_guard           # the last move_costs ran over budget
-    cdef long _last_cells           # chart cells of the last move_costs
     cdef long _states               # states whose costs came from the exact oracle
     cdef long _guards               # ... of them over budget
-    cdef long _cells_total
-    cdef long _cells_max
+    cdef OracleCells _cells         # chart cells the exact oracle computed
 
     def __init__(self, strings, labels_by_action=None, min_freq=None, *, projectivize=None,
                  oracle=None, **options):
@@ -456,7 +455,7 @@ cdef class ArcEagerNM(DynOracleSystem):
                          weight_t* cost) noexcept nogil:
         cdef NMOracle* o
         self._last_guard = 0
-        self._last_cells = 0
+        self._cells.last = 0
         if not self.use_exact:
             spacy_move_costs(st, g, valid, cost)
         elif self.lacks_oracle_data(g):
@@ -466,12 +465,9 @@ cdef class ArcEagerNM(DynOracleSystem):
             nm_exact_costs(st, g, valid, cost)
             o = <NMOracle*>g.extra
             self._last_guard = o.over
-            self._last_cells = o.cells
             self._states += 1
             self._guards += o.over
-            self._cells_total += o.cells
-            if o.cells > self._cells_max:
-                self._cells_max = o.cells
+            record_cells(&self._cells, o.cells)
 
     cdef bint last_costs_bounded(self) noexcept:
         """The last move_costs ran over budget: the guard's zero costs, not exact ones."""
@@ -480,8 +476,9 @@ cdef class ArcEagerNM(DynOracleSystem):
     def oracle_counts(self):
         """States whose costs came from the exact oracle, those of them over budget
         (guard), and the chart cells computed (all states, and the most in one)."""
-        return {"states": self._states, "guard": self._guards, "cells": self._cells_total,
-                "max_cells": self._cells_max, "missing_oracle": self.missing_oracle}
+        out = {"states": self._states, "guard": self._guards, "missing_oracle": self.missing_oracle}
+        out.update(cell_counts(self._cells))
+        return out
 
     @property
     def last_oracle_path(self):
@@ -492,7 +489,7 @@ cdef class ArcEagerNM(DynOracleSystem):
     def last_oracle_cells(self):
         """Chart cells the last move_costs computed: the oracle's work in that state, a
         count (it does not depend on the machine)."""
-        return self._last_cells
+        return self._cells.last
 
     cdef int static_move(self, const StateC* st, const GoldC* g) noexcept nogil:
         """The canonical optimal move that system_options target="static" trains on

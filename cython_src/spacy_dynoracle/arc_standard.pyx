@@ -35,6 +35,7 @@ from .system_base cimport (
     DynOracleSystem, DynGold, GoldC, SHIFT, LEFT, RIGHT, ROOT, N_MOVES, VIRTUAL_ROOT_NODE,
     word_node, shift_else_reduce,
 )
+from .oracle_cells cimport OracleCells, cell_counts, record_cells
 from .arc_standard_oracle cimport (
     ASOracleC, AS_INF, AS_PATH_PAPER, AS_PATH_GENERAL, AS_PATH_CUT, AS_PATH_MIXED, AS_PATH_NEXT,
     AS_PATH_GUARD, AS_PATH_INEXACT, as_costs, as_move_costs, ArcStandardOracle,
@@ -66,9 +67,7 @@ cdef class ArcStandard(DynOracleSystem):
     cdef int _last_path             # AS_PATH_* flags of the last move_costs
     cdef long _path_counts[8]       # states through the oracle, and per AS_PATH_* flag
     cdef readonly long budget       # the guard's limit on one DP's cells (0: none)
-    cdef long _cells_total          # DP cells visited by the oracle (a count of its work)
-    cdef long _cells_max            # ... in one state, at most
-    cdef long _last_cells
+    cdef OracleCells _cells         # DP cells the oracle visited (a count of its work)
 
     def __init__(self, strings, labels_by_action=None, min_freq=None, *,
                  projectivize=None, oracle="dynamic", **options):
@@ -101,7 +100,7 @@ cdef class ArcStandard(DynOracleSystem):
         cdef ASOracleC* o
         for m in range(N_MOVES):
             cost[m] = 0
-        self._last_cells = 0
+        self._cells.last = 0
         self._last_path = 0
         n_valid = valid[SHIFT] + valid[LEFT] + valid[RIGHT] + valid[ROOT]
         if n_valid <= 1:
@@ -120,10 +119,7 @@ cdef class ArcStandard(DynOracleSystem):
         want[2] = d >= 1
         as_costs(o, self._nodes.data(), d + 1, word_node(st._b_i), want, val)
         self._last_path = o.last_path
-        self._last_cells = o.cells
-        self._cells_total += o.cells
-        if o.cells > self._cells_max:
-            self._cells_max = o.cells
+        record_cells(&self._cells, o.cells)
         self._path_counts[0] += 1
         for i in range(7):
             if o.last_path & (1 << i):
@@ -168,15 +164,14 @@ cdef class ArcStandard(DynOracleSystem):
         names = ("states", "paper", "general", "cut", "mixed", "next", "guard", "inexact")
         out = {name: self._path_counts[i] for i, name in enumerate(names)}
         out["missing_oracle"] = self.missing_oracle
-        out["cells"] = self._cells_total
-        out["max_cells"] = self._cells_max
+        out.update(cell_counts(self._cells))
         return out
 
     @property
     def last_oracle_cells(self):
         """DP cells the last move_costs visited: the oracle's work in that state, a count
         (tests bound it; it does not depend on the machine)."""
-        return self._last_cells
+        return self._cells.last
 
     @property
     def last_oracle_path(self):
