@@ -358,6 +358,48 @@ def test_shared_charts_equal_the_whole_chart_on_long_sentences():
     assert states > 3000 and unshifts > 100 and not mismatches, mismatches[:2]
 
 
+def cut_path_mismatches(n_golds, seed, min_n=2, max_n=40):
+    """spaCy's update cuts a long Doc along get_oracle_sequence_from_state (the first
+    zero-cost class in class order): arc_eager_nm's takes SHIFT (class 0) without the
+    exact costs wherever it is valid. Against the base class's path, which computes the
+    costs in every state, from the initial state and from a random reachable one (gold of
+    every kind, half with preset starts, a third labelled). Returns (paths, moves,
+    mismatches)."""
+    base = load_compiled("system_base").DynOracleSystem
+    rng = random.Random(seed)
+    paths = moves = 0
+    mismatches = []
+    for i in range(n_golds):
+        gold = gold_for(EXACT_KINDS[i % len(EXACT_KINDS)], rng.randint(min_n, max_n), rng)
+        gold_labels = [rng.choice("ab") for _ in gold] if i % 3 == 0 else None
+        sim = exact_simulator(len(gold), sent_starts=gold_presets(gold, rng),
+                              labels=("a", "b") if gold_labels else ())
+        dyn_gold = sim._gold(gold, gold_labels)
+        for start in (sim, random_state_of(sim, gold, rng)):
+            fast = sim.moves.get_oracle_sequence_from_state(start.state.copy(), dyn_gold)
+            full = base.get_oracle_sequence_from_state(sim.moves, start.state.copy(), dyn_gold)
+            paths += 1
+            moves += len(full)
+            if fast != full:
+                mismatches.append(f"gold={gold} from {start!r}: {fast} != {full}")
+    return paths, moves, mismatches
+
+
+def random_state_of(sim, gold, rng):
+    """A state reached from sim by random valid moves (up to 2n)."""
+    state = sim.copy()
+    for _ in range(rng.randint(0, 2 * sim.n_words)):
+        if state.is_final():
+            break
+        state.apply(rng.choice(state.actions()))
+    return state
+
+
+def test_cut_path_takes_shift_without_the_costs():
+    paths, moves, mismatches = cut_path_mismatches(60, seed=42)
+    assert paths == 120 and moves > 2000 and not mismatches, mismatches[:2]
+
+
 def guard_soundness(n_states, seed, budget, max_n=6):
     """exact_cases with a budget of chart cells (system option `budget`) so small that the
     guard trips: (guard states, exact states, failures). A guard state's costs must be
