@@ -413,8 +413,9 @@ cdef class ArcEagerNM(DynOracleSystem):
     default_schedule = (0, 1.0)
     # budget: the most chart cells the exact oracle may compute in one state before the
     # guard gives every move cost 0 (a count, so training stays reproducible; ~1 ms at 200
-    # words; 2.6% of the states of the converged Bosque model's training walks on its long
-    # Docs, docs/systems/arc_eager_nm.md, "Long sentences"); 0 = no guard
+    # words; of the converged Bosque model's training walks on its long Docs 2.6% of the
+    # states before the segments of arc_eager_nm_oracle.pyx, none since (max 19,171 cells;
+    # docs/systems/arc_eager_nm.md, "Long sentences"); 0 = no guard
     options = {"budget": 20000}
     cdef bint use_exact
     cdef readonly long budget       # the guard's limit on one state's chart cells (0: none)

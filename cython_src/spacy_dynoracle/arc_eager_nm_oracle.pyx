@@ -41,8 +41,8 @@ popped, b0 HEADED) gets its own, as its items are filled anew. On random walks t
 where the slowest states of the shared charts (below) spent their time: a deep stack of
 RIGHT-pushed words whose arcs were not gold (or lost their gold arc to a popped word) is
 cut off from the buffer's run instead of tying its rows to it. On a converged model's
-training walks they save nothing measurable (presumably its stacks' RIGHT arcs are gold,
-which the cuts keep): there the caller's guard bounds the work. Not made with a preset
+training walks they save nothing measurable (its costly items are FREE words that the
+cuts keep together: the segments below are what helps there). Not made with a preset
 word that cannot start a sentence in the block (Clg: trees may have to join across any
 cut; the whole chart as before). Each call counts the chart cells it computes (o.cells; a cell
 costs O(m)) and computes nothing once they would exceed o.budget (o.over: the caller's
@@ -67,22 +67,27 @@ O(m^3) per call, two or three calls a state: 28 ms for a state of a 201-word sen
 gold only, so a chart cell whose span holds only FREE items that are consecutive words
 (nothing popped between them) is the cell of the same words in the chart of the whole gold
 block with every word FREE: that chart (and T, below) is computed once per gold block, at
-its first use (nm_shared_chart; memory 5 * the sum of the blocks' squared lengths per Doc).
-The buffer is such a run at its end: the words never shifted are the suffix of the sentence
-from the furthest word the buffer front has reached, all FREE; unshifted words before them
-are FREE too but may have popped words between them. So a state takes the longest suffix of
-its block's items that are FREE, consecutive words and inside one gold block (the "run",
-items R..m-1: it may reach onto the stack, over words SHIFT pushed) from the shared chart,
-and computes only the rows of the spans that start before it, in order of decreasing start
-(a row needs the rows after it only): O(R m^2) instead of O(m^3). A row reads the later
-rows column-wise, so the call's rows and the shared charts are kept by rows and by columns
-(the inner loops then read contiguous memory). The trees under the virtual root go through
-T[a, b], the best single tree over items a..b (its rows after R shared too), so the forest
-of the items before each b is O(m^2). R is still the stack's depth when RIGHT pushed its top
-word: a deep stack costs O(d m^2) a call (p99 1.6 ms, max 2.9 ms on Bosque's long
-sentences before the open cuts: docs/long_sentences.md). With preset words that cannot
-start a sentence (Clg) a call computes the whole chart as before (block_best_full, also
-what `full_chart` selects: the tests compare the two on every state).
+its first use (nm_shared_chart; memory 7 * the sum of the blocks' squared lengths per Doc).
+A call splits its items into segments, the maximal runs of FREE items that are consecutive
+words of that block (a HEADED item, or a popped word between two items, ends one), reads
+every cell whose span lies inside a segment from the shared chart and computes only the
+cells whose span crosses a segment boundary, by rows of decreasing start (a cell reads its
+row to its left and the later rows of its column; chart_rows). The call's cells are kept by
+rows and by columns, and the shared chart keeps both too, so a split loop is at most three
+contiguous loops (max_sum_mixed). The trees under the virtual root go through T[a, b], the
+best single tree over items a..b (shared inside a segment too), so the forest of the items
+before each b is O(m^2). The buffer's untouched words (the suffix of the sentence from the
+furthest word the buffer front has reached) end the items in one segment, the "run"; until
+nmdeep19 only the run was read from the shared chart, every span starting before it
+computed: O(R m^2) for R items before the run (NMOracleTable.run_only keeps that scoring as
+a reference). What that left was not deep stacks of RIGHT arcs: on the converged Bosque
+model's training walks the items before the run were 98% FREE (the variants popping s0 or
+making b0 HEADED break one long run of words SHIFT pushed in two, and spaCy's cut path
+pushes a whole Doc; docs/systems/arc_eager_nm.md, "Long sentences"). With segments a call
+computes the spans across a boundary only: one boundary at p costs p (m - p) cells (O(m)
+each) instead of the p m - p (p - 1) / 2 before. With preset words that cannot start a
+sentence (Clg) a call computes the whole chart as before (block_best_full, also what
+`full_chart` selects: the tests compare the ways on every state).
 """
 from libc.stdlib cimport malloc, calloc, free
 
