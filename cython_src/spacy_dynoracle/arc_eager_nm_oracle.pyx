@@ -73,8 +73,9 @@ words of that block (a HEADED item, or a popped word between two items, ends one
 every cell whose span lies inside a segment from the shared chart and computes only the
 cells whose span crosses a segment boundary, by rows of decreasing start (a cell reads its
 row to its left and the later rows of its column; chart_rows). The call's cells are kept by
-rows and by columns, and the shared chart keeps both too, so a split loop is at most three
-contiguous loops (max_sum_mixed). The trees under the virtual root go through T[a, b], the
+rows and by columns, the shared chart keeps both too, and the shared cells a computed cell
+reads are copied into the call's rows and columns first, so that every split loop is one
+contiguous loop (O(m^2) copying a call). The trees under the virtual root go through T[a, b], the
 best single tree over items a..b (shared inside a segment too), so the forest of the items
 before each b is O(m^2). The buffer's untouched words (the suffix of the sentence from the
 furthest word the buffer front has reached) end the items in one segment, the "run"; until
@@ -90,6 +91,7 @@ sentence (Clg) a call computes the whole chart as before (block_best_full, also 
 `full_chart` selects: the tests compare the ways on every state).
 """
 from libc.stdlib cimport malloc, calloc, free
+from libc.string cimport memcpy
 
 from .oracle_arrays cimport gold_block_ends, gold_heads_array, eisner_inside, add_floored
 
@@ -244,6 +246,11 @@ cdef inline int* sh_row(const Chart* c, int* X, int i) noexcept nogil:
     return X + w * c.B + w - i
 
 
+cdef inline void copy_ints(int* dst, const int* src, int lo, int hi) noexcept nogil:
+    """dst[k] = src[k] for k in lo..hi-1."""
+    memcpy(dst + lo, src + lo, (hi - lo) * sizeof(int))
+
+
 cdef inline int max_sum(const int* x, const int* y, int lo, int hi, int best) noexcept nogil:
     """max(best, x[k] + y[k] for k in lo..hi-1): a chart's split loop, contiguous."""
     cdef int k, v
@@ -254,41 +261,21 @@ cdef inline int max_sum(const int* x, const int* y, int lo, int hi, int best) no
     return best
 
 
-cdef inline int max_sum_mixed(const int* xs, const int* xc, int xb, const int* ys,
-                              const int* yc, int yb, int lo, int hi, int best) noexcept nogil:
-    """max_sum over k in lo..hi-1 of x[k] + y[k], x being xs (shared) for k <= xb and xc
-    (computed) after, y being yc (computed) for k < yb and ys (shared) from yb on: at most
-    three contiguous loops."""
-    cdef int p = min(max(xb + 1, lo), hi)   # x computed from p
-    cdef int q = min(max(yb, lo), hi)       # y shared from q
-    if p <= q:
-        best = max_sum(xs, yc, lo, p, best)
-        best = max_sum(xc, yc, p, q, best)
-        return max_sum(xc, ys, q, hi, best)
-    best = max_sum(xs, yc, lo, q, best)
-    best = max_sum(xs, ys, q, p, best)
-    return max_sum(xc, ys, p, hi, best)
-
-
 cdef void chart_rows(const NMOracle* o, Chart* c) noexcept nogil:
     """The cells of Eisner's chart over the items and of T whose span crosses a segment
     boundary, by rows of decreasing start (a cell reads its own row to its left and the
     later rows of its column), the rest read from the shared chart: oracle_arrays.
     eisner_inside's recurrences (a sum floored once at the end equals its sums floored one
-    by one). Cell (s, t) is the call's iff t > seg_end[s] (equivalently s < seg_start[t]),
-    so a split point k reads row s from the shared chart up to seg_end[s] and column t
-    from it from seg_start[t] on (max_sum_mixed)."""
+    by one). Cell (s, t) is the call's iff t > seg_end[s] (equivalently s < seg_start[t]).
+    The shared cells such a cell reads, row s up to seg_end[s] and column t from
+    seg_start[t] on, are first copied into the call's arrays, so that every split loop is
+    one contiguous loop (split in three at the segment ends, the loops were mostly
+    remainders: 20% slower on test_long_sentences' walk)."""
     cdef int S = c.S
     cdef int s, t, r, b, es, ft, er, lo, hi, b0, split, best, cc
     cdef int* Crs
     cdef int* Cls
     cdef int* Irs
-    cdef const int* xCr
-    cdef const int* xCl
-    cdef const int* xIr
-    cdef const int* sCrC
-    cdef const int* sClC
-    cdef const int* sIlC
     cdef const int* row
     cdef int* Ta
     for s in range(S):
@@ -296,6 +283,16 @@ cdef void chart_rows(const NMOracle* o, Chart* c) noexcept nogil:
         c.Cl[s * S + s] = 0
         c.CrC[s * S + s] = 0
         c.ClC[s * S + s] = 0
+        es = c.seg_end[s]
+        if s <= es < S - 1:                 # row s has cells of its own: its shared start
+            copy_ints(c.Cr + s * S, sh_row(c, c.shCr, s), s, es + 1)
+            copy_ints(c.Cl + s * S, sh_row(c, c.shCl, s), s, es + 1)
+            copy_ints(c.Ir + s * S, sh_row(c, c.shIr, s), s, es + 1)
+        ft = c.seg_start[s]                 # column s, read by the rows before ft
+        if 0 < ft <= s:
+            copy_ints(c.CrC + s * S, sh_row(c, c.shCrC, s), ft, s + 1)
+            copy_ints(c.ClC + s * S, sh_row(c, c.shClC, s), ft, s + 1)
+            copy_ints(c.IlC + s * S, sh_row(c, c.shIlC, s), ft, s + 1)
     for s in range(S - 1, -1, -1):
         es = c.seg_end[s]
         if es >= S - 1:
@@ -303,35 +300,18 @@ cdef void chart_rows(const NMOracle* o, Chart* c) noexcept nogil:
         Crs = c.Cr + s * S
         Cls = c.Cl + s * S
         Irs = c.Ir + s * S
-        xCr, xCl, xIr = Crs, Cls, Irs
-        if es >= s:
-            xCr = sh_row(c, c.shCr, s)
-            xCl = sh_row(c, c.shCl, s)
-            xIr = sh_row(c, c.shIr, s)
         b0 = max(s, es + 1)                 # the row's first cell of its own
         for t in range(max(s + 1, b0), S):
-            ft = c.seg_start[t]
-            sCrC = c.CrC + t * S
-            sClC = c.ClC + t * S
-            sIlC = c.IlC + t * S
-            if ft <= t:
-                sCrC = sh_row(c, c.shCrC, t)
-                sClC = sh_row(c, c.shClC, t)
-                sIlC = sh_row(c, c.shIlC, t)
             # Ir, Il: Cr[s][k] + Cl[k + 1][t], k = s..t-1
-            split = max_sum_mixed(xCr, Crs, es, sClC + 1, c.ClC + t * S + 1, ft - 1, s, t,
-                                  2 * NM_NEG)
-            split = max(split, NM_NEG)
+            split = max(max_sum(Crs, c.ClC + t * S + 1, s, t, 2 * NM_NEG), NM_NEG)
             Irs[t] = add_floored(split, item_arc_weight(o, s, t), NM_NEG)
             c.IlC[t * S + s] = add_floored(split, item_arc_weight(o, t, s), NM_NEG)
             # Cl: Cl[s][k] + Il[k][t], k = s..t-1
-            best = max(max_sum_mixed(xCl, Cls, es, sIlC, c.IlC + t * S, ft, s, t,
-                                     2 * NM_NEG), NM_NEG)
+            best = max(max_sum(Cls, c.IlC + t * S, s, t, 2 * NM_NEG), NM_NEG)
             Cls[t] = best
             c.ClC[t * S + s] = best
             # Cr: Ir[s][k] + Cr[k][t], k = s+1..t
-            best = max(max_sum_mixed(xIr, Irs, es, sCrC, c.CrC + t * S, ft, s + 1, t + 1,
-                                     2 * NM_NEG), NM_NEG)
+            best = max(max_sum(Irs, c.CrC + t * S, s + 1, t + 1, 2 * NM_NEG), NM_NEG)
             Crs[t] = best
             c.CrC[t * S + s] = best
         # T row s, b >= b0: a FREE root r, Cl[s][r] + its root arc + Cr[r][b]; a HEADED
@@ -346,8 +326,7 @@ cdef void chart_rows(const NMOracle* o, Chart* c) noexcept nogil:
                     for b in range(b0, S):
                         Ta[b] = max(Ta[b], Crs[b])
                 continue
-            cc = add_floored(xCl[r] if r <= es else Cls[r],
-                             1 if o.gold[o.word[r]] == o.word[r] else 0, NM_NEG)
+            cc = add_floored(Cls[r], 1 if o.gold[o.word[r]] == o.word[r] else 0, NM_NEG)
             er = c.seg_end[r]
             lo = max(r, b0)
             hi = min(er + 1, S)             # Cr[r][b] shared for b <= er
