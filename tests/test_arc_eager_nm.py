@@ -313,9 +313,10 @@ def shared_chart_mismatches(n_golds, seed, min_n=30, max_n=80):
     preset starts, a third labelled), half zero-cost and half random moves, unshifts
     included: on every state the costs with the open cuts and shared charts
     (arc_eager_nm_oracle.pyx, "Open cuts", "Shared charts") against the reference that
-    computes every chart whole over the block's items (NMOracleTable.full_chart), and
-    against the shared charts without the cuts (no_cut). Returns (states, unshifts,
-    mismatches)."""
+    computes every chart whole over the block's items (NMOracleTable.full_chart), against
+    the shared charts without the cuts (no_cut), and against the shared charts read for
+    the last segment only (run_only: every span starting before the run computed).
+    Returns (states, unshifts, mismatches)."""
     rng = random.Random(seed)
     states = unshifts = 0
     mismatches = []
@@ -333,10 +334,13 @@ def shared_chart_mismatches(n_golds, seed, min_n=30, max_n=80):
             table.no_cut = True
             uncut = sim.costs(gold, gold_labels)
             table.no_cut = False
+            table.run_only = True
+            run_only = sim.costs(gold, gold_labels)
+            table.run_only = False
             states += 1
-            if not costs == reference == uncut:
+            if not costs == reference == uncut == run_only:
                 mismatches.append(f"gold={gold} {sim!r}: {costs} != reference {reference} "
-                                  f"or without the cuts {uncut}")
+                                  f"or without the cuts {uncut} or the run only {run_only}")
             cheapest = min(costs.values())
             action = rng.choice([a for a, c in costs.items() if c == cheapest]
                                 if rng.random() < 0.5 else sorted(costs))
@@ -347,11 +351,53 @@ def shared_chart_mismatches(n_golds, seed, min_n=30, max_n=80):
 
 
 def test_shared_charts_equal_the_whole_chart_on_long_sentences():
-    """The open cuts, and the run of untouched words read from the gold block's shared
-    chart, give the costs of the chart computed whole over the block's items, on every
-    state of walks over longer gold (30-80 words)."""
+    """The open cuts, and the segments of untouched words read from the gold block's
+    shared chart, give the costs of the chart computed whole over the block's items, on
+    every state of walks over longer gold (30-80 words)."""
     states, unshifts, mismatches = shared_chart_mismatches(24, seed=41)
     assert states > 3000 and unshifts > 100 and not mismatches, mismatches[:2]
+
+
+def cut_path_mismatches(n_golds, seed, min_n=2, max_n=40):
+    """spaCy's update cuts a long Doc along get_oracle_sequence_from_state (the first
+    zero-cost class in class order): arc_eager_nm's takes SHIFT (class 0) without the
+    exact costs wherever it is valid. Against the base class's path, which computes the
+    costs in every state, from the initial state and from a random reachable one (gold of
+    every kind, half with preset starts, a third labelled). Returns (paths, moves,
+    mismatches)."""
+    base = load_compiled("system_base").DynOracleSystem
+    rng = random.Random(seed)
+    paths = moves = 0
+    mismatches = []
+    for i in range(n_golds):
+        gold = gold_for(EXACT_KINDS[i % len(EXACT_KINDS)], rng.randint(min_n, max_n), rng)
+        gold_labels = [rng.choice("ab") for _ in gold] if i % 3 == 0 else None
+        sim = exact_simulator(len(gold), sent_starts=gold_presets(gold, rng),
+                              labels=("a", "b") if gold_labels else ())
+        dyn_gold = sim._gold(gold, gold_labels)
+        for start in (sim, random_state_of(sim, gold, rng)):
+            fast = sim.moves.get_oracle_sequence_from_state(start.state.copy(), dyn_gold)
+            full = base.get_oracle_sequence_from_state(sim.moves, start.state.copy(), dyn_gold)
+            paths += 1
+            moves += len(full)
+            if fast != full:
+                mismatches.append(f"gold={gold} from {start!r}: {fast} != {full}")
+    return paths, moves, mismatches
+
+
+def random_state_of(sim, gold, rng):
+    """A state reached from sim by random valid moves (up to 2n)."""
+    state = sim.copy()
+    for _ in range(rng.randint(0, 2 * sim.n_words)):
+        if state.is_final():
+            break
+        state.apply(rng.choice(state.actions()))
+    return state
+
+
+def test_cut_path_takes_shift_without_the_costs():
+    paths, moves, mismatches = cut_path_mismatches(60, seed=42)
+    assert paths == 120 and moves > 2000 and not mismatches, mismatches[:2]
 
 
 def guard_soundness(n_states, seed, budget, max_n=6):

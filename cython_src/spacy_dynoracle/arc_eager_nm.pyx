@@ -43,6 +43,7 @@ the stack holds words of the previous one, ROOT 1 more when b0 continues s0's go
 They are not exact: docs/systems/arc_eager_nm.md gives how often their zero-cost set differs
 from exhaustive search.
 """
+from cymem.cymem cimport Pool
 from cython.operator cimport dereference as deref
 from libcpp.vector cimport vector
 
@@ -413,8 +414,9 @@ cdef class ArcEagerNM(DynOracleSystem):
     default_schedule = (0, 1.0)
     # budget: the most chart cells the exact oracle may compute in one state before the
     # guard gives every move cost 0 (a count, so training stays reproducible; ~1 ms at 200
-    # words; 2.6% of the states of the converged Bosque model's training walks on its long
-    # Docs, docs/systems/arc_eager_nm.md, "Long sentences"); 0 = no guard
+    # words; of the converged Bosque model's training walks on its long Docs 2.6% of the
+    # states before the segments of arc_eager_nm_oracle.pyx, none since (max 19,171 cells;
+    # docs/systems/arc_eager_nm.md, "Long sentences"); 0 = no guard
     options = {"budget": 20000}
     cdef bint use_exact
     cdef readonly long budget       # the guard's limit on one state's chart cells (0: none)
@@ -472,6 +474,43 @@ cdef class ArcEagerNM(DynOracleSystem):
     cdef bint last_costs_bounded(self) noexcept:
         """The last move_costs ran over budget: the guard's zero costs, not exact ones."""
         return self.use_exact and self._last_guard
+
+    def get_oracle_sequence_from_state(self, StateClass state, gold, _debug=None):
+        """The cut path of spaCy's update (DynOracleSystem.get_oracle_sequence_from_state,
+        cut_path "first": the first zero-cost class in class order) without computing the
+        exact costs where they cannot change the choice: class 0 is SHIFT, which the exact
+        oracle never charges (move_costs leaves it 0, class_costs' shift of the cheapest
+        to 0 keeps it 0, no label), so wherever SHIFT is valid it is the path's move. The
+        path shifts a whole Doc first: on Bosque's long Docs those states held 43% of the
+        chart cells the exact oracle computed per update (docs/systems/arc_eager_nm.md,
+        "Long sentences"). The same path (tests/test_arc_eager_nm.py)."""
+        cdef DynGold g = gold
+        cdef Pool mem
+        cdef int* is_valid
+        cdef weight_t* costs
+        cdef int i, choice
+        if (not self.use_exact or _debug is not None or self.n_moves == 0
+                or self.cfg.get("cut_path", "first") != "first" or self.c[0].move != SHIFT):
+            return DynOracleSystem.get_oracle_sequence_from_state(self, state, gold, _debug)
+        mem = Pool()
+        is_valid = <int*>mem.alloc(self.n_moves, sizeof(int))
+        costs = <weight_t*>mem.alloc(self.n_moves, sizeof(weight_t))
+        self.require_oracle_data(g)
+        history = []
+        while not state.is_final():
+            choice = 0
+            if not self.c[0].is_valid(state.c, self.c[0].label):
+                self.set_costs(is_valid, costs, state.c, g)
+                choice = -1
+                for i in range(self.n_moves):
+                    if is_valid[i] and costs[i] <= 0:
+                        choice = i
+                        break
+                if choice < 0:
+                    raise ValueError(f"{self.name}: no zero-cost move on the oracle path")
+            history.append(choice)
+            self.c[choice].do(state.c, self.c[choice].label)
+        return history
 
     def oracle_counts(self):
         """States whose costs came from the exact oracle, those of them over budget

@@ -31,6 +31,10 @@ cdef struct NMOracle:
     int* item_of         # [n] scratch: the item of word w among the filled items (valid
                          # only where word[item_of[w]] == w)
     int* reach           # [n] scratch: the last item a positive arc from item i reaches
+    int* seg_end         # [n] scratch: the last item of item i's segment (FREE items that
+                         # are consecutive words: their spans are the shared chart's), i - 1
+                         # where i shares nothing (HEADED, or outside the shared block)
+    int* seg_start       # [n] scratch: the first item of item i's segment; i + 1 where none
     int chart_size       # the blocks the chart holds: max_block, more once a preset
                          # sentence was scored whole
     int* chart           # 7 * chart_size^2: Eisner's Cr, Cl, Ir, Il, and Clg (computed
@@ -41,14 +45,16 @@ cdef struct NMOracle:
     # untouched run of a state's items reads it; arc_eager_nm_oracle.pyx, "Shared charts")
     int* shared_at       # [n] offset in `shared` of the block that starts at word w
     char* shared_ok      # [n] that block's chart is computed
-    long shared_total    # ints of `shared`: 5 * the sum of the blocks' squared lengths
+    long shared_total    # ints of `shared`: 7 * the sum of the blocks' squared lengths
     int* shared          # allocated at the first use; NULL before
     int sh_first         # the gold block prepared last (nm_shared_chart): its first word,
     int sh_size          # its length (0: none),
-    int* sh              # and its chart (Cr and T by rows, Cr, Cl and Il by columns:
-                         # sh_size^2 each; nm_shared_chart)
+    int* sh              # and its chart (Cr, Cl, Ir and T by rows, Cr, Cl and Il by
+                         # columns: sh_size^2 each; nm_shared_chart)
     bint full_chart      # the reference: every state's chart computed whole (tests)
     bint no_cut          # the reference: items not cut at open gaps (tests)
+    bint run_only        # the reference: only the last segment (the run) read from the
+                         # shared chart, every span starting before it computed (tests)
     long cells           # chart cells the calls computed (the work count; the caller resets)
     long budget          # the most cells a state's calls may compute (0: no limit)
     bint over            # a call would have exceeded the budget: it and every call after

@@ -41,8 +41,8 @@ popped, b0 HEADED) gets its own, as its items are filled anew. On random walks t
 where the slowest states of the shared charts (below) spent their time: a deep stack of
 RIGHT-pushed words whose arcs were not gold (or lost their gold arc to a popped word) is
 cut off from the buffer's run instead of tying its rows to it. On a converged model's
-training walks they save nothing measurable (presumably its stacks' RIGHT arcs are gold,
-which the cuts keep): there the caller's guard bounds the work. Not made with a preset
+training walks they save nothing measurable (its costly items are FREE words that the
+cuts keep together: the segments below are what helps there). Not made with a preset
 word that cannot start a sentence in the block (Clg: trees may have to join across any
 cut; the whole chart as before). Each call counts the chart cells it computes (o.cells; a cell
 costs O(m)) and computes nothing once they would exceed o.budget (o.over: the caller's
@@ -67,24 +67,31 @@ O(m^3) per call, two or three calls a state: 28 ms for a state of a 201-word sen
 gold only, so a chart cell whose span holds only FREE items that are consecutive words
 (nothing popped between them) is the cell of the same words in the chart of the whole gold
 block with every word FREE: that chart (and T, below) is computed once per gold block, at
-its first use (nm_shared_chart; memory 5 * the sum of the blocks' squared lengths per Doc).
-The buffer is such a run at its end: the words never shifted are the suffix of the sentence
-from the furthest word the buffer front has reached, all FREE; unshifted words before them
-are FREE too but may have popped words between them. So a state takes the longest suffix of
-its block's items that are FREE, consecutive words and inside one gold block (the "run",
-items R..m-1: it may reach onto the stack, over words SHIFT pushed) from the shared chart,
-and computes only the rows of the spans that start before it, in order of decreasing start
-(a row needs the rows after it only): O(R m^2) instead of O(m^3). A row reads the later
-rows column-wise, so the call's rows and the shared charts are kept by rows and by columns
-(the inner loops then read contiguous memory). The trees under the virtual root go through
-T[a, b], the best single tree over items a..b (its rows after R shared too), so the forest
-of the items before each b is O(m^2). R is still the stack's depth when RIGHT pushed its top
-word: a deep stack costs O(d m^2) a call (p99 1.6 ms, max 2.9 ms on Bosque's long
-sentences before the open cuts: docs/long_sentences.md). With preset words that cannot
-start a sentence (Clg) a call computes the whole chart as before (block_best_full, also
-what `full_chart` selects: the tests compare the two on every state).
+its first use (nm_shared_chart; memory 7 * the sum of the blocks' squared lengths per Doc).
+A call splits its items into segments, the maximal runs of FREE items that are consecutive
+words of that block (a HEADED item, or a popped word between two items, ends one), reads
+every cell whose span lies inside a segment from the shared chart and computes only the
+cells whose span crosses a segment boundary, by rows of decreasing start (a cell reads its
+row to its left and the later rows of its column; chart_rows). The call's cells are kept by
+rows and by columns, the shared chart keeps both too, and the shared cells a computed cell
+reads are copied into the call's rows and columns first, so that every split loop is one
+contiguous loop (O(m^2) copying a call). The trees under the virtual root go through T[a, b], the
+best single tree over items a..b (shared inside a segment too), so the forest of the items
+before each b is O(m^2). The buffer's untouched words (the suffix of the sentence from the
+furthest word the buffer front has reached) end the items in one segment, the "run"; until
+nmdeep19 only the run was read from the shared chart, every span starting before it
+computed: O(R m^2) for R items before the run (NMOracleTable.run_only keeps that scoring as
+a reference). What that left was not deep stacks of RIGHT arcs: on the converged Bosque
+model's training walks the items before the run were 98% FREE (the variants popping s0 or
+making b0 HEADED break one long run of words SHIFT pushed in two, and spaCy's cut path
+pushes a whole Doc; docs/systems/arc_eager_nm.md, "Long sentences"). With segments a call
+computes the spans across a boundary only: one boundary at p costs p (m - p) cells (O(m)
+each) instead of the p m - p (p - 1) / 2 before. With preset words that cannot start a
+sentence (Clg) a call computes the whole chart as before (block_best_full, also what
+`full_chart` selects: the tests compare the ways on every state).
 """
 from libc.stdlib cimport malloc, calloc, free
+from libc.string cimport memcpy
 
 from .oracle_arrays cimport gold_block_ends, gold_heads_array, eisner_inside, add_floored
 
@@ -103,9 +110,9 @@ cdef NMOracle* nm_oracle_new(const int* gold, int n) noexcept nogil:
         return NULL
     o.n = n
     o.cannot_start_words = -1
-    # gold, block_start, block_end, word, shared_at: n + 1 each; scratch for
-    # gold_block_ends: 3 (n + 1)
-    ints = <int*>malloc(8 * (n + 1) * sizeof(int))
+    # gold, block_start, block_end, word, shared_at, seg_end, seg_start: n + 1 each;
+    # scratch for gold_block_ends: 3 (n + 1)
+    ints = <int*>malloc(10 * (n + 1) * sizeof(int))
     o.kind = <char*>calloc(4 * (n + 1), 1)
     if ints == NULL or o.kind == NULL:
         free(ints)
@@ -118,6 +125,8 @@ cdef NMOracle* nm_oracle_new(const int* gold, int n) noexcept nogil:
     o.shared_at = ints + 4 * (n + 1)
     node_head = ints + 5 * (n + 1)
     node_end = ints + 6 * (n + 1)           # and its scratch (reach): 2 (n + 1)
+    o.seg_end = ints + 8 * (n + 1)
+    o.seg_start = ints + 9 * (n + 1)
     o.arc_ok = o.kind + (n + 1)
     o.no_split = o.kind + 2 * (n + 1)
     o.shared_ok = o.kind + 3 * (n + 1)      # calloc: none computed
@@ -137,7 +146,7 @@ cdef NMOracle* nm_oracle_new(const int* gold, int n) noexcept nogil:
             if L > o.max_block:
                 o.max_block = L
             o.shared_at[start] = total
-            total += 5 * <long>L * L     # nm_shared_chart's five arrays
+            total += 7 * <long>L * L     # nm_shared_chart's seven arrays
             start = w + 1
     o.shared_total = total
     # gold_block_ends' arrays are free now: nm_block_best's scratch for the open cuts
@@ -171,7 +180,8 @@ cdef void nm_oracle_free(void* data) noexcept nogil:
     cdef NMOracle* o = <NMOracle*>data
     if o == NULL:
         return
-    free(o.gold)        # with block_start, block_end, word, shared_at, item_of, reach
+    free(o.gold)        # with block_start, block_end, word, shared_at, item_of, reach,
+                        # seg_end, seg_start
     free(o.kind)        # with arc_ok, no_split, shared_ok
     free(o.chart)       # with top
     free(o.shared)
@@ -201,13 +211,15 @@ cdef inline bint may_start(const NMOracle* o, int i) noexcept nogil:
 
 
 cdef struct Chart:
-    # Where one nm_block_best call's cells are ("Shared charts", module docstring). Rows
-    # s < R (spans starting before the run) are the call's own, each array stored by rows
-    # (X[s * S + t]) or by columns (X[t * S + s]) as the recurrences read it, so that every
-    # inner loop runs over contiguous memory; rows s >= R are the shared chart's (B x B, the
-    # run's item k being the block's word k + base).
+    # Where one nm_block_best call's cells are ("Shared charts", module docstring). A cell
+    # whose span lies inside one segment is the shared chart's (B x B, item i of a segment
+    # being the block's word word[i] - first: sh_row); every other is the call's, each array
+    # stored by rows (X[s * S + t]) or by columns (X[t * S + s]) as the recurrences read it,
+    # so that every inner loop runs over contiguous memory.
     int S
-    int R
+    const int* word
+    const int* seg_end   # [S] the last item of item s's segment; s - 1 where s shares nothing
+    const int* seg_start # [S] the first item of item t's segment; t + 1 where t shares nothing
     int* Cr              # by rows
     int* Cl              # by rows
     int* Ir              # by rows
@@ -216,12 +228,27 @@ cdef struct Chart:
     int* ClC             # by columns
     int* IlC             # by columns
     int B
-    int base
-    int* shCr            # the shared chart's Cr and T by rows, Cr, Cl, Il by columns
+    int first
+    int* shCr            # the shared chart's Cr, Cl, Ir and T by rows, Cr, Cl, Il by columns
+    int* shCl
+    int* shIr
     int* shT
     int* shCrC
     int* shClC
     int* shIlC
+
+
+cdef inline int* sh_row(const Chart* c, int* X, int i) noexcept nogil:
+    """Item i's row of the shared array X stored by rows (or its column, X by columns),
+    indexed by item: entry k is the cell of the words of items i and k (both in i's
+    segment, so k's word is word[i] + k - i)."""
+    cdef int w = c.word[i] - c.first
+    return X + w * c.B + w - i
+
+
+cdef inline void copy_ints(int* dst, const int* src, int lo, int hi) noexcept nogil:
+    """dst[k] = src[k] for k in lo..hi-1."""
+    memcpy(dst + lo, src + lo, (hi - lo) * sizeof(int))
 
 
 cdef inline int max_sum(const int* x, const int* y, int lo, int hi, int best) noexcept nogil:
@@ -235,72 +262,89 @@ cdef inline int max_sum(const int* x, const int* y, int lo, int hi, int best) no
 
 
 cdef void chart_rows(const NMOracle* o, Chart* c) noexcept nogil:
-    """Rows R-1 down to 0 of Eisner's chart over the items and of T, from the rows after
-    each: oracle_arrays.eisner_inside's recurrences (a sum floored once at the end equals
-    its sums floored one by one), one start at a time."""
+    """The cells of Eisner's chart over the items and of T whose span crosses a segment
+    boundary, by rows of decreasing start (a cell reads its own row to its left and the
+    later rows of its column), the rest read from the shared chart: oracle_arrays.
+    eisner_inside's recurrences (a sum floored once at the end equals its sums floored one
+    by one). Cell (s, t) is the call's iff t > seg_end[s] (equivalently s < seg_start[t]).
+    The shared cells such a cell reads, row s up to seg_end[s] and column t from
+    seg_start[t] on, are first copied into the call's arrays, so that every split loop is
+    one contiguous loop (split in three at the segment ends, the loops were mostly
+    remainders: 20% slower on test_long_sentences' walk)."""
     cdef int S = c.S
-    cdef int R = c.R
-    cdef int s, t, r, b, hi, split, best, cc
+    cdef int s, t, r, b, es, ft, er, lo, hi, b0, split, best, cc
+    cdef int* Crs
+    cdef int* Cls
+    cdef int* Irs
     cdef const int* row
     cdef int* Ta
-    for s in range(R - 1, -1, -1):
+    for s in range(S):
         c.Cr[s * S + s] = 0
         c.Cl[s * S + s] = 0
         c.CrC[s * S + s] = 0
         c.ClC[s * S + s] = 0
-        for t in range(s + 1, S):
-            hi = t if t < R else R          # X[k][t] is the call's for k < R
+        es = c.seg_end[s]
+        if s <= es < S - 1:                 # row s has cells of its own: its shared start
+            copy_ints(c.Cr + s * S, sh_row(c, c.shCr, s), s, es + 1)
+            copy_ints(c.Cl + s * S, sh_row(c, c.shCl, s), s, es + 1)
+            copy_ints(c.Ir + s * S, sh_row(c, c.shIr, s), s, es + 1)
+        ft = c.seg_start[s]                 # column s, read by the rows before ft
+        if 0 < ft <= s:
+            copy_ints(c.CrC + s * S, sh_row(c, c.shCrC, s), ft, s + 1)
+            copy_ints(c.ClC + s * S, sh_row(c, c.shClC, s), ft, s + 1)
+            copy_ints(c.IlC + s * S, sh_row(c, c.shIlC, s), ft, s + 1)
+    for s in range(S - 1, -1, -1):
+        es = c.seg_end[s]
+        if es >= S - 1:
+            continue                        # the whole row is the shared chart's
+        Crs = c.Cr + s * S
+        Cls = c.Cl + s * S
+        Irs = c.Ir + s * S
+        b0 = max(s, es + 1)                 # the row's first cell of its own
+        for t in range(max(s + 1, b0), S):
             # Ir, Il: Cr[s][k] + Cl[k + 1][t], k = s..t-1
-            split = max_sum(c.Cr + s * S, c.ClC + t * S + 1, s, t if t < R else R - 1,
-                            2 * NM_NEG)
-            if t >= R:
-                split = max_sum(c.Cr + s * S, c.shClC + (t + c.base) * c.B + c.base + 1,
-                                R - 1, t, split)
-            split = max(split, NM_NEG)
-            c.Ir[s * S + t] = add_floored(split, item_arc_weight(o, s, t), NM_NEG)
+            split = max(max_sum(Crs, c.ClC + t * S + 1, s, t, 2 * NM_NEG), NM_NEG)
+            Irs[t] = add_floored(split, item_arc_weight(o, s, t), NM_NEG)
             c.IlC[t * S + s] = add_floored(split, item_arc_weight(o, t, s), NM_NEG)
             # Cl: Cl[s][k] + Il[k][t], k = s..t-1
-            best = max_sum(c.Cl + s * S, c.IlC + t * S, s, hi, 2 * NM_NEG)
-            if t >= R:
-                best = max_sum(c.Cl + s * S, c.shIlC + (t + c.base) * c.B + c.base, R, t,
-                               best)
-            best = max(best, NM_NEG)
-            c.Cl[s * S + t] = best
+            best = max(max_sum(Cls, c.IlC + t * S, s, t, 2 * NM_NEG), NM_NEG)
+            Cls[t] = best
             c.ClC[t * S + s] = best
             # Cr: Ir[s][k] + Cr[k][t], k = s+1..t
-            best = max_sum(c.Ir + s * S, c.CrC + t * S, s + 1, t + 1 if t < R else R,
-                           2 * NM_NEG)
-            if t >= R:
-                best = max_sum(c.Ir + s * S, c.shCrC + (t + c.base) * c.B + c.base, R,
-                               t + 1, best)
-            best = max(best, NM_NEG)
-            c.Cr[s * S + t] = best
+            best = max(max_sum(Irs, c.CrC + t * S, s + 1, t + 1, 2 * NM_NEG), NM_NEG)
+            Crs[t] = best
             c.CrC[t * S + s] = best
-        # T row s: a FREE root r, Cl[s][r] + its root arc + Cr[r][b]; a HEADED item is
-        # never a root but at the block's first place, where its head lies in the block
-        # before: Cr[0][b]
+        # T row s, b >= b0: a FREE root r, Cl[s][r] + its root arc + Cr[r][b]; a HEADED
+        # item is never a root but at the block's first place, where its head lies in the
+        # block before: Cr[0][b] (item 0 HEADED shares nothing: row 0 is the call's)
         Ta = c.T + s * S
-        for b in range(s, S):
+        for b in range(b0, S):
             Ta[b] = NM_NEG
         for r in range(s, S):
-            row = (c.Cr + r * S if r < R else c.shCr + (r + c.base) * c.B + c.base)
             if o.kind[r] == NM_HEADED:
                 if s == 0 and r == 0:
-                    for b in range(S):
-                        Ta[b] = max(Ta[b], row[b])
+                    for b in range(b0, S):
+                        Ta[b] = max(Ta[b], Crs[b])
                 continue
-            cc = add_floored(c.Cl[s * S + r], 1 if o.gold[o.word[r]] == o.word[r] else 0,
-                             NM_NEG)
-            for b in range(r, S):           # Ta[b] >= NM_NEG: the floor of each sum
+            cc = add_floored(Cls[r], 1 if o.gold[o.word[r]] == o.word[r] else 0, NM_NEG)
+            er = c.seg_end[r]
+            lo = max(r, b0)
+            hi = min(er + 1, S)             # Cr[r][b] shared for b <= er
+            if lo < hi:
+                row = sh_row(c, c.shCr, r)
+                for b in range(lo, hi):     # Ta[b] >= NM_NEG: the floor of each sum
+                    Ta[b] = max(Ta[b], cc + row[b])
+            row = c.Cr + r * S
+            for b in range(max(lo, hi), S):
                 Ta[b] = max(Ta[b], cc + row[b])
 
 
 cdef void nm_shared_chart(NMOracle* o, int w) noexcept nogil:
-    """Make the gold block of word w the one nm_block_best reads its run from (o.sh,
+    """Make the gold block of word w the one nm_block_best reads its segments from (o.sh,
     sh_first, sh_size), computing its chart, every word FREE, at its first use (module
-    docstring, "Shared charts"): Cr and T by rows, Cr, Cl and Il by columns, B^2 each.
-    Call it before filling the items (it uses them and the chart as scratch). Out of
-    memory: no shared chart (sh_size 0), every row computed per call."""
+    docstring, "Shared charts"): Cr, Cl, Ir and T by rows, Cr, Cl and Il by columns, B^2
+    each. Call it before filling the items (it uses them as scratch). Out of memory: no
+    shared chart (sh_size 0), every cell computed per call."""
     cdef int first = o.block_start[w]
     cdef int B = o.block_end[w] - first + 1
     cdef int s
@@ -318,17 +362,21 @@ cdef void nm_shared_chart(NMOracle* o, int w) noexcept nogil:
             o.kind[s] = NM_FREE
             o.arc_ok[s] = 1
             o.no_split[s] = 0
+            o.seg_end[s] = s - 1        # every cell computed here: nothing shared
+            o.seg_start[s] = s + 1
         c.S = B
-        c.R = B                         # every row computed here: no shared rows
+        c.word = o.word
+        c.seg_end = o.seg_end
+        c.seg_start = o.seg_start
         c.B = 0
-        c.base = 0
+        c.first = first
         c.Cr = X
-        c.T = X + B * B
-        c.CrC = X + 2 * B * B
-        c.ClC = X + 3 * B * B
-        c.IlC = X + 4 * B * B
-        c.Cl = o.chart                  # scratch (chart_size >= every gold block)
-        c.Ir = o.chart + B * B
+        c.Cl = X + B * B
+        c.Ir = X + 2 * B * B
+        c.T = X + 3 * B * B
+        c.CrC = X + 4 * B * B
+        c.ClC = X + 5 * B * B
+        c.IlC = X + 6 * B * B
         chart_rows(o, &c)
         o.shared_ok[first] = 1
     o.sh = X
@@ -407,21 +455,42 @@ cdef void open_reach(NMOracle* o, int size) noexcept nogil:
 
 cdef int run_best(NMOracle* o, int size) noexcept nogil:
     """nm_block_best of one piece (no preset word that cannot start a sentence; the chart
-    reserved): the rows of the spans that start before the run, the rest from the shared
-    chart, then the forests of the items before each b."""
+    reserved): its segments, the cells whose spans cross a segment boundary (chart_rows),
+    the rest from the shared chart, then the forests of the items before each b."""
     cdef int S = size
-    cdef int b, a, best, v, Tab
+    cdef int b, a, i, R, best, v, Tab
+    cdef long cells = 0
     cdef Chart c
-    # the run: the longest suffix of FREE items that are consecutive words of the shared
-    # chart's gold block
-    c.R = S
-    while (c.R > 0 and o.kind[c.R - 1] == NM_FREE and o.word[c.R - 1] >= o.sh_first
-           and o.word[c.R - 1] < o.sh_first + o.sh_size
-           and (c.R == S or o.word[c.R - 1] + 1 == o.word[c.R])):
-        c.R -= 1
+    # segments: maximal runs of FREE items that are consecutive words of the shared
+    # chart's gold block (seg_end[i] >= i iff item i is in one)
+    for i in range(S - 1, -1, -1):
+        if (o.kind[i] != NM_FREE or o.word[i] < o.sh_first
+                or o.word[i] >= o.sh_first + o.sh_size):
+            o.seg_end[i] = i - 1
+        elif i + 1 < S and o.seg_end[i + 1] > i and o.word[i] + 1 == o.word[i + 1]:
+            o.seg_end[i] = o.seg_end[i + 1]
+        else:
+            o.seg_end[i] = i
+    for i in range(S):
+        if o.seg_end[i] < i:
+            o.seg_start[i] = i + 1
+        elif i > 0 and o.seg_end[i - 1] >= i:
+            o.seg_start[i] = o.seg_start[i - 1]
+        else:
+            o.seg_start[i] = i
+    if o.run_only:                          # the reference: the last segment only
+        R = o.seg_start[S - 1] if o.seg_end[S - 1] == S - 1 else S
+        for i in range(R):
+            o.seg_end[i] = i - 1
+            o.seg_start[i] = i + 1
+    for i in range(S):                      # row i's own cells: t > seg_end[i], t >= i
+        cells += S - max(i, o.seg_end[i] + 1)
     c.S = S
+    c.word = o.word
+    c.seg_end = o.seg_end
+    c.seg_start = o.seg_start
     c.B = o.sh_size
-    c.base = o.word[c.R] - o.sh_first - c.R if c.R < S else 0
+    c.first = o.sh_first
     c.Cr = o.chart
     c.Cl = o.chart + S * S
     c.Ir = o.chart + 2 * S * S
@@ -430,18 +499,20 @@ cdef int run_best(NMOracle* o, int size) noexcept nogil:
     c.ClC = o.chart + 5 * S * S
     c.IlC = o.chart + 6 * S * S
     c.shCr = o.sh
-    c.shT = o.sh + c.B * c.B
-    c.shCrC = o.sh + 2 * c.B * c.B
-    c.shClC = o.sh + 3 * c.B * c.B
-    c.shIlC = o.sh + 4 * c.B * c.B
-    if not spend(o, <long>c.R * S - <long>c.R * (c.R - 1) // 2):   # rows 0..R-1: S - s cells
+    c.shCl = o.sh + c.B * c.B
+    c.shIr = o.sh + 2 * c.B * c.B
+    c.shT = o.sh + 3 * c.B * c.B
+    c.shCrC = o.sh + 4 * c.B * c.B
+    c.shClC = o.sh + 5 * c.B * c.B
+    c.shIlC = o.sh + 6 * c.B * c.B
+    if not spend(o, cells):
         return 0
     chart_rows(o, &c)
     o.top[0] = 0
     for b in range(S):
         best = NM_NEG
         for a in range(b + 1):
-            Tab = c.T[a * S + b] if a < c.R else c.shT[(a + c.base) * c.B + b + c.base]
+            Tab = c.T[a * S + b] if b > o.seg_end[a] else sh_row(&c, c.shT, a)[b]
             if o.top[a] <= NM_NEG or Tab <= NM_NEG:
                 continue
             v = add_floored(o.top[a], Tab, NM_NEG)
@@ -576,6 +647,17 @@ cdef class NMOracleTable(OracleOwner):
     @no_cut.setter
     def no_cut(self, value):
         self.c.no_cut = bool(value)
+
+    @property
+    def run_only(self):
+        """Every call reads only its last segment (the run of untouched words) from the
+        shared chart and computes every span that starts before it (the reference the
+        segments are tested against: the shared charts before nmdeep19)."""
+        return bool(self.c.run_only)
+
+    @run_only.setter
+    def run_only(self, value):
+        self.c.run_only = bool(value)
 
     @property
     def cells(self):
