@@ -308,6 +308,17 @@ def test_dynamic_oracle_exact_labelled():
     assert sum(per_kind.values()) >= 40 and not failures, failures[:3]
 
 
+def varied_case(i, rng, min_n, max_n):
+    """The i-th case of a run over varied gold: (gold, gold_labels, exact-oracle Simulator)
+    with the gold of kind EXACT_KINDS[i] (cycling) of min_n..max_n words, preset starts for
+    half of them (gold_presets) and labels for every third."""
+    gold = gold_for(EXACT_KINDS[i % len(EXACT_KINDS)], rng.randint(min_n, max_n), rng)
+    gold_labels = [rng.choice("ab") for _ in gold] if i % 3 == 0 else None
+    sim = exact_simulator(len(gold), sent_starts=gold_presets(gold, rng),
+                          labels=("a", "b") if gold_labels else ())
+    return gold, gold_labels, sim
+
+
 def shared_chart_mismatches(n_golds, seed, min_n=30, max_n=80):
     """Walks over random gold of min_n..max_n words (every kind of EXACT_KINDS, half with
     preset starts, a third labelled), half zero-cost and half random moves, unshifts
@@ -321,10 +332,7 @@ def shared_chart_mismatches(n_golds, seed, min_n=30, max_n=80):
     states = unshifts = 0
     mismatches = []
     for i in range(n_golds):
-        gold = gold_for(EXACT_KINDS[i % len(EXACT_KINDS)], rng.randint(min_n, max_n), rng)
-        gold_labels = [rng.choice("ab") for _ in gold] if i % 3 == 0 else None
-        sim = exact_simulator(len(gold), sent_starts=gold_presets(gold, rng),
-                              labels=("a", "b") if gold_labels else ())
+        gold, gold_labels, sim = varied_case(i, rng, min_n, max_n)
         table = sim._gold(gold, gold_labels).extra_obj      # the NMOracleTable costs read
         while not sim.is_final():
             costs = sim.costs(gold, gold_labels)
@@ -370,10 +378,7 @@ def cut_path_mismatches(n_golds, seed, min_n=2, max_n=40):
     paths = moves = 0
     mismatches = []
     for i in range(n_golds):
-        gold = gold_for(EXACT_KINDS[i % len(EXACT_KINDS)], rng.randint(min_n, max_n), rng)
-        gold_labels = [rng.choice("ab") for _ in gold] if i % 3 == 0 else None
-        sim = exact_simulator(len(gold), sent_starts=gold_presets(gold, rng),
-                              labels=("a", "b") if gold_labels else ())
+        gold, gold_labels, sim = varied_case(i, rng, min_n, max_n)
         dyn_gold = sim._gold(gold, gold_labels)
         for start in (sim, random_state_of(sim, gold, rng)):
             fast = sim.moves.get_oracle_sequence_from_state(start.state.copy(), dyn_gold)
