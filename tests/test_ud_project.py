@@ -1018,3 +1018,26 @@ def test_patience_gaps_counts_record_breaks_and_their_tail(tmp_path):
     # counts halving per interval: 8, 4, 2, 1 at patience 600 -> 1 * 0.5 / 0.5 cut beyond it
     assert tail_estimate({300: 8, 400: 4, 500: 2, 600: 1}, 600, 100) == pytest.approx(1.0)
     assert tail_estimate({300: 8, 400: 4, 500: 2}, 600, 100) == 0.0
+
+
+def test_a_failed_run_lets_the_matrix_go_on_and_exits_non_zero(tmp_path, monkeypatch):
+    """run_matrix keeps going after a run fails (failures.jsonl) but exits non-zero, naming
+    it, so a queue does not log a killed or broken run as done."""
+    import run_matrix
+    import train_one
+
+    trained = []
+
+    def fake_train(run, tb, **kw):
+        trained.append(tb)
+        if tb == "UD_Broken":
+            raise RuntimeError("killed")
+        return tmp_path / tb
+
+    monkeypatch.setattr(train_one, "train", fake_train)
+    monkeypatch.setattr("evaluate_run.evaluate_run", lambda *a, **kw: None)
+    with pytest.raises(SystemExit, match=r"1 of 2 runs failed .*UD_Broken parser spacy_parser seed 0"):
+        run_matrix.main(["--treebanks", "UD_Broken,UD_Fine", "--run", "spacy", "--output", str(tmp_path)])
+    assert trained == ["UD_Broken", "UD_Fine"]
+    assert "killed" in (tmp_path / "failures.jsonl").read_text()
+    run_matrix.main(["--treebanks", "UD_Fine", "--run", "spacy", "--output", str(tmp_path)])

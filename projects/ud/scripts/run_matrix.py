@@ -113,6 +113,7 @@ def main(argv=None):
     from evaluate_run import evaluate_run
 
     failures = args.output / "failures.jsonl"
+    failed = []
     for i, (tb, pipe, run, seed) in enumerate(jobs, 1):
         print(f"\n=== [{i}/{len(jobs)}] {tb} {pipe} {run.id} seed {seed} ===", flush=True)
         try:
@@ -134,6 +135,12 @@ def main(argv=None):
             with failures.open("a") as f:
                 f.write(json.dumps({"treebank": tb, "pipeline": pipe, "run": run.id, "seed": seed,
                                     "error": repr(err), "time": time.strftime("%Y-%m-%d %H:%M:%S")}) + "\n")
+            failed.append(f"{tb} {pipe} {run.id} seed {seed}")
+    if failed:
+        # the other runs went on; the exit status still says that not every run finished
+        # (a queue or a shell loop would otherwise log a killed run as done)
+        raise SystemExit(f"{len(failed)} of {len(jobs)} runs failed (see {failures}): "
+                         + "; ".join(failed))
 
 
 if __name__ == "__main__":
