@@ -115,7 +115,8 @@ def main(argv=None):
     failures = args.output / "failures.jsonl"
     failed = []
     for i, (tb, pipe, run, seed) in enumerate(jobs, 1):
-        print(f"\n=== [{i}/{len(jobs)}] {tb} {pipe} {run.id} seed {seed} ===", flush=True)
+        name = f"{tb} {pipe} {run.id} seed {seed}"
+        print(f"\n=== [{i}/{len(jobs)}] {name} ===", flush=True)
         try:
             folder = train(run, tb, output=args.output, pipeline=pipe, seed=seed,
                            ud_root=args.ud_root, epochs=args.epochs,
@@ -135,7 +136,7 @@ def main(argv=None):
             with failures.open("a") as f:
                 f.write(json.dumps({"treebank": tb, "pipeline": pipe, "run": run.id, "seed": seed,
                                     "error": repr(err), "time": time.strftime("%Y-%m-%d %H:%M:%S")}) + "\n")
-            failed.append(f"{tb} {pipe} {run.id} seed {seed}")
+            failed.append(name)
     if failed:
         # the other runs went on; the exit status still says that not every run finished
         # (a queue or a shell loop would otherwise log a killed run as done)
