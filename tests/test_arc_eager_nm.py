@@ -6,6 +6,7 @@ import random
 
 import pytest
 import spacy
+from spacy.pipeline._parser_internals.transition_system import TransitionSystem
 from spacy.tokens import Doc
 
 from bruteforce import BruteForce, check_costs, random_forest, sample_states, sentence_of
@@ -368,26 +369,32 @@ def test_shared_charts_equal_the_whole_chart_on_long_sentences():
 
 def cut_path_mismatches(n_golds, seed, min_n=2, max_n=40):
     """spaCy's update cuts a long Doc along get_oracle_sequence_from_state (the first
-    zero-cost class in class order): arc_eager_nm's takes SHIFT (class 0) without the
-    exact costs wherever it is valid. Against the base class's path, which computes the
-    costs in every state, from the initial state and from a random reachable one (gold of
-    every kind, half with preset starts, a third labelled). Returns (paths, moves,
-    mismatches)."""
-    base = load_compiled("system_base").DynOracleSystem
+    zero-cost class in class order): arc_eager_nm's takes SHIFT (class 0, its
+    cut_path_free_class) without the exact costs wherever it is valid. Against spaCy's
+    own path (TransitionSystem's), which computes the costs in every state, from the
+    initial state and from a random reachable one (gold of every kind, half with preset
+    starts, a third labelled). Returns (paths, moves, mismatches, the states whose costs
+    each path computed, and the fast path's moves other than SHIFT)."""
     rng = random.Random(seed)
-    paths = moves = 0
+    paths = moves = fast_states = full_states = not_shift = 0
     mismatches = []
     for i in range(n_golds):
         gold, gold_labels, sim = varied_case(i, rng, min_n, max_n)
         dyn_gold = sim._gold(gold, gold_labels)
         for start in (sim, random_state_of(sim, gold, rng)):
+            before = sim.moves.oracle_counts()["states"]
             fast = sim.moves.get_oracle_sequence_from_state(start.state.copy(), dyn_gold)
-            full = base.get_oracle_sequence_from_state(sim.moves, start.state.copy(), dyn_gold)
+            middle = sim.moves.oracle_counts()["states"]
+            full = TransitionSystem.get_oracle_sequence_from_state(
+                sim.moves, start.state.copy(), dyn_gold)
+            fast_states += middle - before
+            full_states += sim.moves.oracle_counts()["states"] - middle
             paths += 1
             moves += len(full)
+            not_shift += sum(1 for choice in fast if choice != 0)
             if fast != full:
                 mismatches.append(f"gold={gold} from {start!r}: {fast} != {full}")
-    return paths, moves, mismatches
+    return paths, moves, mismatches, (fast_states, full_states, not_shift)
 
 
 def random_state_of(sim, gold, rng):
@@ -401,8 +408,12 @@ def random_state_of(sim, gold, rng):
 
 
 def test_cut_path_takes_shift_without_the_costs():
-    paths, moves, mismatches = cut_path_mismatches(60, seed=42)
+    paths, moves, mismatches, states = cut_path_mismatches(60, seed=42)
     assert paths == 120 and moves > 2000 and not mismatches, mismatches[:2]
+    # spaCy's path computes the costs in every state; the fast one only where SHIFT is
+    # not valid, i.e. where its move is not SHIFT
+    fast_states, full_states, not_shift = states
+    assert full_states == moves and fast_states == not_shift < moves, states
 
 
 def guard_soundness(n_states, seed, budget, max_n=6):

@@ -475,42 +475,17 @@ cdef class ArcEagerNM(DynOracleSystem):
         """The last move_costs ran over budget: the guard's zero costs, not exact ones."""
         return self.use_exact and self._last_guard
 
-    def get_oracle_sequence_from_state(self, StateClass state, gold, _debug=None):
-        """The cut path of spaCy's update (DynOracleSystem.get_oracle_sequence_from_state,
-        cut_path "first": the first zero-cost class in class order) without computing the
-        exact costs where they cannot change the choice: class 0 is SHIFT, which the exact
-        oracle never charges (move_costs leaves it 0, class_costs' shift of the cheapest
-        to 0 keeps it 0, no label), so wherever SHIFT is valid it is the path's move. The
-        path shifts a whole Doc first: on Bosque's long Docs those states held 43% of the
-        chart cells the exact oracle computed per update (docs/systems/arc_eager_nm.md,
-        "Long sentences"). The same path (tests/test_arc_eager_nm.py)."""
-        cdef DynGold g = gold
-        cdef Pool mem
-        cdef int* is_valid
-        cdef weight_t* costs
-        cdef int i, choice
-        if (not self.use_exact or _debug is not None or self.n_moves == 0
-                or self.cfg.get("cut_path", "first") != "first" or self.c[0].move != SHIFT):
-            return DynOracleSystem.get_oracle_sequence_from_state(self, state, gold, _debug)
-        mem = Pool()
-        is_valid = <int*>mem.alloc(self.n_moves, sizeof(int))
-        costs = <weight_t*>mem.alloc(self.n_moves, sizeof(weight_t))
-        self.require_oracle_data(g)
-        history = []
-        while not state.is_final():
-            choice = 0
-            if not self.c[0].is_valid(state.c, self.c[0].label):
-                self.set_costs(is_valid, costs, state.c, g)
-                choice = -1
-                for i in range(self.n_moves):
-                    if is_valid[i] and costs[i] <= 0:
-                        choice = i
-                        break
-                if choice < 0:
-                    raise ValueError(f"{self.name}: no zero-cost move on the oracle path")
-            history.append(choice)
-            self.c[choice].do(state.c, self.c[choice].label)
-        return history
+    def cut_path_free_class(self):
+        """SHIFT (class 0) under the exact costs: the exact oracle never charges it
+        (move_costs leaves it 0, class_costs' shift of the cheapest to 0 keeps it 0, no
+        label), so wherever it is valid it is the first-zero-cost cut path's move, and the
+        base takes it without computing costs. That path shifts a whole Doc first: on
+        Bosque's long Docs those states held 43% of the chart cells the exact oracle
+        computed per update (docs/systems/arc_eager_nm.md, "Long sentences"). The same
+        path (tests/test_arc_eager_nm.py)."""
+        if self.use_exact and self.n_moves > 0 and self.c[0].move == SHIFT:
+            return 0
+        return -1
 
     def oracle_counts(self):
         """States whose costs came from the exact oracle, those of them over budget

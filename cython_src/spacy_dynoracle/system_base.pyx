@@ -859,32 +859,55 @@ cdef class DynOracleSystem(TransitionSystem):
         sentences that no parser would build. With cut_path="static" the path takes the
         static oracle's move where one of its classes is optimal (its canonical path, which
         is zero-cost wherever the static move is: static_target), else the first zero-cost
-        class."""
-        if self.cfg.get("cut_path", "first") != "static" or self.use_static:
-            return TransitionSystem.get_oracle_sequence_from_state(self, state, gold, _debug)
-        return self.static_oracle_sequence(state, gold)
+        class. The first-zero-cost path skips the costs wherever cut_path_free_class is
+        valid (the same path)."""
+        if self.cfg.get("cut_path", "first") == "static" and not self.use_static:
+            return self.static_oracle_sequence(state, gold)
+        if _debug is None and self.n_moves > 0 and self.cut_path_free_class() >= 0:
+            return self.zero_cost_path(state, gold, False)
+        return TransitionSystem.get_oracle_sequence_from_state(self, state, gold, _debug)
 
     def static_oracle_sequence(self, StateClass state, gold):
         """The cut path of cut_path="static" (get_oracle_sequence_from_state): the static
         oracle's move where one of its classes is optimal, else the first zero-cost class;
         attardi takes it on gold it cannot build whatever cut_path says."""
+        return self.zero_cost_path(state, gold, True)
+
+    def cut_path_free_class(self):
+        """A class the first-zero-cost cut path may take without computing any cost
+        wherever it is valid, -1 if none: it must be zero-cost whenever valid under the
+        current costs and come before every other class, so the first zero-cost class is
+        it wherever it is valid. Only arc_eager_nm's exact oracle has one (SHIFT)."""
+        return -1
+
+    def zero_cost_path(self, StateClass state, gold, bint static):
+        """The first zero-cost class at each state until the state is final, narrowed to
+        the static oracle's move where it is optimal if `static`, else taking
+        cut_path_free_class without costs wherever it is valid (the two cut paths of
+        get_oracle_sequence_from_state)."""
         cdef DynGold g = gold
         cdef int n = self.n_moves
         cdef Pool mem = Pool()
         cdef int* is_valid = <int*>mem.alloc(max(n, 1), sizeof(int))
         cdef weight_t* costs = <weight_t*>mem.alloc(max(n, 1), sizeof(weight_t))
+        cdef int free = -1 if static else self.cut_path_free_class()
         cdef int i, choice
+        self.require_oracle_data(g)
         history = []
         while not state.is_final():
-            self.set_costs(is_valid, costs, state.c, g)
-            static_target(self, is_valid, costs, state.c, &g.c)
-            choice = -1
-            for i in range(n):
-                if is_valid[i] and costs[i] <= 0:
-                    choice = i
-                    break
-            if choice == -1:
-                raise ValueError(f"{self.name}: no zero-cost move on the oracle path")
+            if free >= 0 and self.c[free].is_valid(state.c, self.c[free].label):
+                choice = free
+            else:
+                self.set_costs(is_valid, costs, state.c, g)
+                if static:
+                    static_target(self, is_valid, costs, state.c, &g.c)
+                choice = -1
+                for i in range(n):
+                    if is_valid[i] and costs[i] <= 0:
+                        choice = i
+                        break
+                if choice == -1:
+                    raise ValueError(f"{self.name}: no zero-cost move on the oracle path")
             history.append(choice)
             self.c[choice].do(state.c, self.c[choice].label)
         return history
