@@ -513,6 +513,35 @@ def test_report_scores_with_gold_sentences_beside_the_segmenting_ones(tmp_path):
     assert means["LAS gold sents"]["arc_hybrid-dynamic"] == 63 and means["sent F1"]["spacy_parser"] == 90
 
 
+def test_final_table_keeps_the_issue_rows_in_order_and_marks_deltas_inside_the_seed_spread():
+    """The final table shows only its rows, in its order (a row without runs is left out,
+    a screen's run id is not shown), mean ± std over seeds with gold sentences, and a Δ
+    against spaCy's parser marked † only where the two rows' seeds overlap."""
+    import report
+
+    def run(rid, system, seed, gold_las):
+        r = _fake_run("UD_A", rid, system, None, False, seed, gold_las - 1.0)
+        r["test_gold_sents"] = {"LAS": {"f1": gold_las}, "UPOS": 90.0}
+        r["info"]["train_cpu_seconds"] = 100.0 * (seed + 1)
+        return r
+
+    runs = [run("spacy_parser", "spacy", s, v) for s, v in ((0, 60.0), (1, 61.0), (2, 62.0))]
+    runs += [run("swap-dynamic", "swap", s, v) for s, v in ((0, 61.5), (1, 63.5))]    # overlaps
+    runs += [run("arc_standard-dynamic", "arc_standard", s, v) for s, v in ((0, 63.0), (1, 65.0))]
+    runs += [run("arc_standard-dynamic-k9", "arc_standard", 0, 99.0)]                   # a screen
+    rows = [("stock", "spacy_parser"), ("nobody", "lr_spine-dynamic"),
+            ("standard", "arc_standard-dynamic"), ("swap", "swap-dynamic")]
+    columns = [("LAS", "test_gold_sents", ("LAS", "f1"), 2),
+               ("UPOS", "test_gold_sents", ("UPOS",), 1),
+               ("CPU", "run", ("train_cpu_seconds",), 0)]
+    lines = report.final_table(report.group(runs), rows, columns)
+    body = [line for line in lines if line.startswith("| ") and not line.startswith("| row")]
+    assert body == ["| stock | 3 | 61.00 ± 1.00 | 90.0 ± 0.0 | 200 ± 100 |  |",
+                    "| standard | 2 | 64.00 ± 1.41 | 90.0 ± 0.0 | 150 ± 71 | +3.00 |",
+                    "| swap | 2 | 62.50 ± 1.41 | 90.0 ± 0.0 | 150 ± 71 | +1.50† |"]
+    assert "99.00" not in "\n".join(lines)
+
+
 def test_report_gives_train_cpu_per_100_updates(tmp_path):
     """Runs that stop at different updates compare by train CPU per 100 updates (issue 23):
     the updates are the last evaluated step of train_log.jsonl; a run without its CPU or log

@@ -143,6 +143,74 @@ def fmt(values, decimals):
     return text, mean
 
 
+#: issue 18's final table: (row, run id), each system with its defaults (the factory's
+#: choice when the config leaves oracle and schedule null: README, "Transition systems"),
+#: the package default first after spaCy's parser, then the peers
+FINAL_ROWS = [
+    ("spaCy's parser", "spacy_parser"),
+    ("arc_eager_nm, spacy costs (package default)", "arc_eager_nm-spacy"),
+    ("arc_eager dynamic", "arc_eager-system_options.close_sentencestrue-system_options.keep_sentencestrue-dynamic-k0-p1.0"),
+    ("arc_hybrid dynamic", "arc_hybrid-dynamic"),
+    ("arc_standard dynamic", "arc_standard-dynamic"),
+    ("lr_spine dynamic", "lr_spine-dynamic"),
+    ("swap dynamic", "swap-dynamic"),
+    ("attardi dynamic, static target", "attardi-system_options.targetstatic-dynamic"),
+    ("UDPipe 1, projective dynamic (beam 5)", "udpipe1-projective-dynamic"),
+    ("spaCy's biaffine parser", "biaffine"),
+]
+#: its columns: (header, eval split, path in the eval JSON, decimals); gold sentences first
+#: (the headline, as UDPipe 1 parses), then the parser's own segmentation
+FINAL_COLUMNS = [
+    ("LAS", "test_gold_sents", ("LAS", "f1"), 2),
+    ("UAS", "test_gold_sents", ("UAS", "f1"), 2),
+    ("CLAS", "test_gold_sents", ("CLAS", "f1"), 2),
+    ("NP R", "test_gold_sents", ("NonProjArcs", "recall"), 1),
+    ("NP P", "test_gold_sents", ("NonProjArcs", "precision"), 1),
+    ("UPOS", "test_gold_sents", ("UPOS",), 2),
+    ("UFeats", "test_gold_sents", ("UFeats",), 2),
+    ("LAS, own sentences", "test", ("LAS", "f1"), 2),
+    ("sent F1", "test", ("Sentences", "f1"), 1),
+    ("train CPU s", "run", ("train_cpu_seconds",), 0),
+]
+
+
+def final_table(groups, rows=FINAL_ROWS, columns=FINAL_COLUMNS):
+    """Issue 18's final table, one per treebank: the given rows in their order (a row with no
+    run is left out), each cell mean ± std over seeds; Δ = LAS with gold sentences minus
+    spaCy's parser's, marked † where the two rows' seeds overlap (some seed of the lower
+    row scores at least some seed of the higher one: the difference is inside the seed
+    spread)."""
+    lines = ["## The final table", "",
+             "Test set, each system with its defaults, mean ± std over seeds (the seeds column). "
+             "LAS to UFeats with the gold sentence boundaries preset (the parser only attaches; "
+             "UDPipe 1 always parses so); \"own sentences\" and sent F1 when the pipeline "
+             "segments the Docs of 10 sentences itself. NP R / NP P: recall of the gold "
+             "non-projective arcs / precision of the predicted ones. Δ: LAS minus spaCy's "
+             "parser's; † the seeds of the two rows overlap (inside the seed spread).", ""]
+    las_path = ("LAS", "f1")
+    for (tb, pipe), by_id in groups.items():
+        present = [(label, rid) for label, rid in rows if rid in by_id]
+        if not present:
+            continue
+        stock = [value(r, "test_gold_sents", las_path) for r in by_id.get("spacy_parser", [])]
+        stock = [v for v in stock if v is not None]
+        lines += [f"### {tb} ({pipe} pipeline)", "",
+                  "| row | seeds | " + " | ".join(h for h, *_ in columns) + " | Δ |",
+                  "|---|--:|" + "--:|" * (len(columns) + 1)]
+        for label, rid in present:
+            rs = by_id[rid]
+            cells = [fmt([value(r, split, path) for r in rs], dec)[0] for _, split, path, dec in columns]
+            mine = [v for v in (value(r, "test_gold_sents", las_path) for r in rs) if v is not None]
+            delta = ""
+            if rid != "spacy_parser" and mine and stock:
+                d = statistics.fmean(mine) - statistics.fmean(stock)
+                low, high = (mine, stock) if d < 0 else (stock, mine)
+                delta = f"{d:+.2f}" + ("†" if max(low) >= min(high) else "")
+            lines.append(f"| {label} | {len(rs)} | " + " | ".join(cells) + f" | {delta} |")
+        lines.append("")
+    return lines
+
+
 def group(runs):
     groups = defaultdict(list)   # (treebank, pipeline) -> run id -> [runs]
     for run in runs:
@@ -570,6 +638,7 @@ def main(argv=None):
         if any(r["info"]["system"] == system for r in runs):
             lines += [note, ""]
     lines += summary(groups)
+    lines += final_table(groups)
     for (tb, pipe), by_id in groups.items():
         lines += [f"## {tb} ({pipe} pipeline)", ""]
         tbl, _ = table(by_id)
