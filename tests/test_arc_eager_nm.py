@@ -326,8 +326,9 @@ def shared_chart_mismatches(n_golds, seed, min_n=30, max_n=80):
     included: on every state the costs with the open cuts and shared charts
     (arc_eager_nm_oracle.pyx, "Open cuts", "Shared charts") against the reference that
     computes every chart whole over the block's items (NMOracleTable.full_chart), against
-    the shared charts without the cuts (no_cut), and against the shared charts read for
-    the last segment only (run_only: every span starting before the run computed).
+    the shared charts without the cuts (no_cut), against the shared charts read for the
+    last segment only (run_only: every span starting before the run computed), and
+    against split loops that never stop at their cell's bound (no_bound).
     Returns (states, unshifts, mismatches)."""
     rng = random.Random(seed)
     states = unshifts = 0
@@ -346,10 +347,14 @@ def shared_chart_mismatches(n_golds, seed, min_n=30, max_n=80):
             table.run_only = True
             run_only = sim.costs(gold, gold_labels)
             table.run_only = False
+            table.no_bound = True
+            unbounded = sim.costs(gold, gold_labels)
+            table.no_bound = False
             states += 1
-            if not costs == reference == uncut == run_only:
+            if not costs == reference == uncut == run_only == unbounded:
                 mismatches.append(f"gold={gold} {sim!r}: {costs} != reference {reference} "
-                                  f"or without the cuts {uncut} or the run only {run_only}")
+                                  f"or without the cuts {uncut} or the run only {run_only} "
+                                  f"or without the split bounds {unbounded}")
             cheapest = min(costs.values())
             action = rng.choice([a for a, c in costs.items() if c == cheapest]
                                 if rng.random() < 0.5 else sorted(costs))

@@ -35,6 +35,14 @@ cdef struct NMOracle:
                          # are consecutive words: their spans are the shared chart's), i - 1
                          # where i shares nothing (HEADED, or outside the shared block)
     int* seg_start       # [n] scratch: the first item of item i's segment; i + 1 where none
+    int* pos_head        # [n] scratch: the item whose arc into item i has weight 1; -1 none
+    int* left_deps       # [n] scratch: per item t, the items d < t from the current row on
+                         # with pos_head[d] == t (chart_rows' split bounds)
+    int* span_arcs       # [n] scratch: chart_rows' bound of the current row's cells
+    int* tree_left       # [n] scratch: chart_rows' T terms of the current row
+    int* root_weight     # [n] scratch: chart_rows' weight of item r as a tree's root
+    int* seg_deps        # [n] scratch: chart_rows' count of the items d > r of r's segment
+                         # with pos_head[d] == r
     int chart_size       # the blocks the chart holds: max_block, more once a preset
                          # sentence was scored whole
     int* chart           # 7 * chart_size^2: Eisner's Cr, Cl, Ir, Il, and Clg (computed
@@ -55,6 +63,8 @@ cdef struct NMOracle:
     bint no_cut          # the reference: items not cut at open gaps (tests)
     bint run_only        # the reference: only the last segment (the run) read from the
                          # shared chart, every span starting before it computed (tests)
+    bint no_bound        # the reference: every split loop runs to its end, not stopping
+                         # at its cell's bound (tests)
     long cells           # chart cells the calls computed (the work count; the caller resets)
     long budget          # the most cells a state's calls may compute (0: no limit)
     bint over            # a call would have exceeded the budget: it and every call after

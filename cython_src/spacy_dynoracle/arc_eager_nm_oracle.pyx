@@ -89,6 +89,20 @@ computes the spans across a boundary only: one boundary at p costs p (m - p) cel
 each) instead of the p m - p (p - 1) / 2 before. With preset words that cannot start a
 sentence (Clg) a call computes the whole chart as before (block_best_full, also what
 `full_chart` selects: the tests compare the ways on every state).
+
+**Split bounds.** A cell's value is at most the number of its span's items, but its head
+(Cr, Ir: s; Cl, Il: t), whose arc of weight 1 (pos_head: from the item that is its gold
+head, open, the arc allowed) comes from an item of the span: each item but the head has
+one head inside the span, an arc weighs at most 1, and 1 only from pos_head. The split of
+Ir and Il (Cr[s][k] + Cl[k + 1][t]) has both s and t as heads; a tree T[a, b] under the
+virtual root adds its root's arc, 1 only for a FREE gold root (which has no pos_head). So
+each max over splits (or roots) stops once it reaches that bound (max_sum_to, checked
+after its first 16 terms): the same max. On the converged Bosque model's training walks most computed
+cells reach it, after a few splits (docs/systems/arc_eager_nm.md, "Long sentences"): a
+span of FREE words whose gold arcs inside cross nothing holds every one of them. The cells
+counted (o.cells, the guard) do not change; chart_rows keeps each row's bounds in O(1) a
+cell (left_deps, and seg_deps for the part of the row inside s's segment).
+`no_bound` runs every loop to its end (the reference).
 """
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy
@@ -110,9 +124,10 @@ cdef NMOracle* nm_oracle_new(const int* gold, int n) noexcept nogil:
         return NULL
     o.n = n
     o.cannot_start_words = -1
-    # gold, block_start, block_end, word, shared_at, seg_end, seg_start: n + 1 each;
-    # scratch for gold_block_ends: 3 (n + 1)
-    ints = <int*>malloc(10 * (n + 1) * sizeof(int))
+    # gold, block_start, block_end, word, shared_at, seg_end, seg_start, pos_head,
+    # left_deps, span_arcs, tree_left, root_weight, seg_deps: n + 1 each; scratch for
+    # gold_block_ends: 3 (n + 1)
+    ints = <int*>malloc(16 * (n + 1) * sizeof(int))
     o.kind = <char*>calloc(4 * (n + 1), 1)
     if ints == NULL or o.kind == NULL:
         free(ints)
@@ -127,6 +142,12 @@ cdef NMOracle* nm_oracle_new(const int* gold, int n) noexcept nogil:
     node_end = ints + 6 * (n + 1)           # and its scratch (reach): 2 (n + 1)
     o.seg_end = ints + 8 * (n + 1)
     o.seg_start = ints + 9 * (n + 1)
+    o.pos_head = ints + 10 * (n + 1)
+    o.left_deps = ints + 11 * (n + 1)
+    o.span_arcs = ints + 12 * (n + 1)
+    o.tree_left = ints + 13 * (n + 1)
+    o.root_weight = ints + 14 * (n + 1)
+    o.seg_deps = ints + 15 * (n + 1)
     o.arc_ok = o.kind + (n + 1)
     o.no_split = o.kind + 2 * (n + 1)
     o.shared_ok = o.kind + 3 * (n + 1)      # calloc: none computed
@@ -181,7 +202,8 @@ cdef void nm_oracle_free(void* data) noexcept nogil:
     if o == NULL:
         return
     free(o.gold)        # with block_start, block_end, word, shared_at, item_of, reach,
-                        # seg_end, seg_start
+                        # seg_end, seg_start, pos_head, left_deps, span_arcs, tree_left,
+                        # root_weight, seg_deps
     free(o.kind)        # with arc_ok, no_split, shared_ok
     free(o.chart)       # with top
     free(o.shared)
@@ -236,6 +258,13 @@ cdef struct Chart:
     int* shCrC
     int* shClC
     int* shIlC
+    const int* pos_head  # [S] the item whose arc into item i has weight 1 (-1: none), for
+    int* left_deps       # the split loops' bounds (scratch [S] each); bounded 0: no bounds
+    int* span_arcs
+    int* tree_left
+    int* root_weight
+    int* seg_deps
+    bint bounded
 
 
 cdef inline int* sh_row(const Chart* c, int* X, int i) noexcept nogil:
@@ -251,14 +280,42 @@ cdef inline void copy_ints(int* dst, const int* src, int lo, int hi) noexcept no
     memcpy(dst + lo, src + lo, (hi - lo) * sizeof(int))
 
 
-cdef inline int max_sum(const int* x, const int* y, int lo, int hi, int best) noexcept nogil:
-    """max(best, x[k] + y[k] for k in lo..hi-1): a chart's split loop, contiguous."""
+cdef inline int max_sum_to(const int* x, const int* y, int lo, int hi, int best,
+                           int bound) noexcept nogil:
+    """max(best, x[k] + y[k] for k in lo..hi-1), a chart's split loop, contiguous; it stops
+    after the first 16 terms if best reached bound, which no term exceeds (chart_rows), else
+    runs the rest as one loop (checked every 16 terms, each block its own vector reduction,
+    test_long_sentences' walk without the guard took 8.7-9.6 s against main's 6.5-7.8)."""
     cdef int k, v
-    for k in range(lo, hi):
+    cdef int end = min(lo + 16, hi)
+    for k in range(lo, end):
+        v = x[k] + y[k]
+        if v > best:
+            best = v
+    if best >= bound:
+        return best
+    for k in range(end, hi):
         v = x[k] + y[k]
         if v > best:
             best = v
     return best
+
+
+cdef inline void fill_pos_heads(NMOracle* o, int S) noexcept nogil:
+    """pos_head[d] for the items 0..S-1 (o.word etc.): the item h with item_arc_weight(h,
+    d) 1 (d's gold head, open among these items, its arc allowed; a gold root has none),
+    else -1. O(S) through item_of (valid only where word[item_of[w]] == w)."""
+    cdef int d, h, gh
+    for d in range(S):
+        o.item_of[o.word[d]] = d
+    for d in range(S):
+        o.pos_head[d] = -1
+        gh = o.gold[o.word[d]]
+        if gh < 0 or gh == o.word[d]:
+            continue
+        h = o.item_of[gh]
+        if 0 <= h < S and o.word[h] == gh and item_arc_weight(o, h, d) > 0:
+            o.pos_head[d] = h
 
 
 cdef void chart_rows(const NMOracle* o, Chart* c) noexcept nogil:
@@ -272,12 +329,17 @@ cdef void chart_rows(const NMOracle* o, Chart* c) noexcept nogil:
     one contiguous loop (split in three at the segment ends, the loops were mostly
     remainders: 20% slower on test_long_sentences' walk)."""
     cdef int S = c.S
-    cdef int s, t, r, b, es, ft, er, lo, hi, b0, split, best, cc
+    cdef int s, t, r, b, es, ft, b0, split, best, u, hs, ht, d
+    cdef int u_seg = 0                          # u(s, seg_end[s]): s's segment's own arcs
+    cdef int root_from = S                      # the first FREE gold root from row s on
+    cdef int* rw = c.root_weight
+    cdef int cap = 0 if c.bounded else 1 << 29    # the bounds, or none (no_bound)
+    cdef const int* ph = c.pos_head
     cdef int* Crs
     cdef int* Cls
     cdef int* Irs
-    cdef const int* row
     cdef int* Ta
+    cdef int* V = c.tree_left
     for s in range(S):
         c.Cr[s * S + s] = 0
         c.Cl[s * S + s] = 0
@@ -293,50 +355,71 @@ cdef void chart_rows(const NMOracle* o, Chart* c) noexcept nogil:
             copy_ints(c.CrC + s * S, sh_row(c, c.shCrC, s), ft, s + 1)
             copy_ints(c.ClC + s * S, sh_row(c, c.shClC, s), ft, s + 1)
             copy_ints(c.IlC + s * S, sh_row(c, c.shIlC, s), ft, s + 1)
+    # rw[r]: item r as the root of a tree under the virtual root, its arc's weight; a
+    # HEADED item is never a root but at the block's first place, where its head lies in
+    # the block before (weight 0; item 0 HEADED shares nothing: row 0 is the call's)
+    for r in range(S):
+        if o.kind[r] == NM_HEADED:
+            rw[r] = 0 if r == 0 else 2 * NM_NEG     # V[r] + any Cr below NM_NEG
+        else:
+            rw[r] = 1 if o.gold[o.word[r]] == o.word[r] else 0
+    if c.bounded:
+        for t in range(S):
+            c.left_deps[t] = 0
+            c.seg_deps[t] = 0
+        for d in range(S):                  # seg_deps[r]: r's dependents d > r in its segment
+            if c.seg_start[d] <= ph[d] < d:
+                c.seg_deps[ph[d]] += 1
     for s in range(S - 1, -1, -1):
         es = c.seg_end[s]
+        if c.bounded:
+            if ph[s] > s:
+                c.left_deps[ph[s]] += 1     # left_deps[t]: the items d in s..t-1 headed by t
+            # u(s, es) from u(s + 1, es): s's own arc, if to an item of its segment, and
+            # its dependents there
+            if es <= s:
+                u_seg = 0                   # s alone, or its segment's last item
+            u_seg += (s < ph[s] <= es) + c.seg_deps[s]
+        if rw[s] == 1:
+            root_from = s
         if es >= S - 1:
             continue                        # the whole row is the shared chart's
         Crs = c.Cr + s * S
         Cls = c.Cl + s * S
         Irs = c.Ir + s * S
         b0 = max(s, es + 1)                 # the row's first cell of its own
+        # u: the items of s..t whose weight-1 arc comes from an item of s..t ("Split
+        # bounds", module docstring), by t from b0 on
+        u = u_seg if es >= s else 0
         for t in range(max(s + 1, b0), S):
-            # Ir, Il: Cr[s][k] + Cl[k + 1][t], k = s..t-1
-            split = max(max_sum(Crs, c.ClC + t * S + 1, s, t, 2 * NM_NEG), NM_NEG)
+            if c.bounded:
+                u += (s <= ph[t] < t) + c.left_deps[t]
+            c.span_arcs[t] = u
+            hs = c.bounded and s < ph[s] <= t   # s's own arc inside: s heads the span
+            ht = c.bounded and s <= ph[t] < t
+            # Ir, Il: Cr[s][k] + Cl[k + 1][t], k = s..t-1 (s and t both heads)
+            split = max(max_sum_to(Crs, c.ClC + t * S + 1, s, t, 2 * NM_NEG,
+                                   u - hs - ht + cap), NM_NEG)
             Irs[t] = add_floored(split, item_arc_weight(o, s, t), NM_NEG)
             c.IlC[t * S + s] = add_floored(split, item_arc_weight(o, t, s), NM_NEG)
-            # Cl: Cl[s][k] + Il[k][t], k = s..t-1
-            best = max(max_sum(Cls, c.IlC + t * S, s, t, 2 * NM_NEG), NM_NEG)
+            # Cl: Cl[s][k] + Il[k][t], k = s..t-1 (t heads)
+            best = max(max_sum_to(Cls, c.IlC + t * S, s, t, 2 * NM_NEG, u - ht + cap), NM_NEG)
             Cls[t] = best
             c.ClC[t * S + s] = best
-            # Cr: Ir[s][k] + Cr[k][t], k = s+1..t
-            best = max(max_sum(Irs, c.CrC + t * S, s + 1, t + 1, 2 * NM_NEG), NM_NEG)
+            # Cr: Ir[s][k] + Cr[k][t], k = s+1..t (s heads)
+            best = max(max_sum_to(Irs, c.CrC + t * S, s + 1, t + 1, 2 * NM_NEG, u - hs + cap),
+                       NM_NEG)
             Crs[t] = best
             c.CrC[t * S + s] = best
-        # T row s, b >= b0: a FREE root r, Cl[s][r] + its root arc + Cr[r][b]; a HEADED
-        # item is never a root but at the block's first place, where its head lies in the
-        # block before: Cr[0][b] (item 0 HEADED shares nothing: row 0 is the call's)
+        # T row s, b >= b0: the tree's root r with its left part, V[r] = Cl[s][r] + its root
+        # arc (rw), plus Cr[r][b] (column b: contiguous). Bound: the span's arcs of weight 1
+        # (span_arcs) plus 1 if a FREE gold root is among the items ("Split bounds")
+        for r in range(s, S):
+            V[r] = Cls[r] + rw[r]           # >= NM_NEG but for the excluded HEADED items
         Ta = c.T + s * S
         for b in range(b0, S):
-            Ta[b] = NM_NEG
-        for r in range(s, S):
-            if o.kind[r] == NM_HEADED:
-                if s == 0 and r == 0:
-                    for b in range(b0, S):
-                        Ta[b] = max(Ta[b], Crs[b])
-                continue
-            cc = add_floored(Cls[r], 1 if o.gold[o.word[r]] == o.word[r] else 0, NM_NEG)
-            er = c.seg_end[r]
-            lo = max(r, b0)
-            hi = min(er + 1, S)             # Cr[r][b] shared for b <= er
-            if lo < hi:
-                row = sh_row(c, c.shCr, r)
-                for b in range(lo, hi):     # Ta[b] >= NM_NEG: the floor of each sum
-                    Ta[b] = max(Ta[b], cc + row[b])
-            row = c.Cr + r * S
-            for b in range(max(lo, hi), S):
-                Ta[b] = max(Ta[b], cc + row[b])
+            Ta[b] = max(max_sum_to(V, c.CrC + b * S, s, b + 1, 2 * NM_NEG,
+                                   c.span_arcs[b] + (root_from <= b) + cap), NM_NEG)
 
 
 cdef void nm_shared_chart(NMOracle* o, int w) noexcept nogil:
@@ -364,6 +447,7 @@ cdef void nm_shared_chart(NMOracle* o, int w) noexcept nogil:
             o.no_split[s] = 0
             o.seg_end[s] = s - 1        # every cell computed here: nothing shared
             o.seg_start[s] = s + 1
+        fill_pos_heads(o, B)
         c.S = B
         c.word = o.word
         c.seg_end = o.seg_end
@@ -377,6 +461,13 @@ cdef void nm_shared_chart(NMOracle* o, int w) noexcept nogil:
         c.CrC = X + 4 * B * B
         c.ClC = X + 5 * B * B
         c.IlC = X + 6 * B * B
+        c.pos_head = o.pos_head
+        c.left_deps = o.left_deps
+        c.span_arcs = o.span_arcs
+        c.tree_left = o.tree_left
+        c.root_weight = o.root_weight
+        c.seg_deps = o.seg_deps
+        c.bounded = not o.no_bound
         chart_rows(o, &c)
         o.shared_ok[first] = 1
     o.sh = X
@@ -458,7 +549,7 @@ cdef int run_best(NMOracle* o, int size) noexcept nogil:
     reserved): its segments, the cells whose spans cross a segment boundary (chart_rows),
     the rest from the shared chart, then the forests of the items before each b."""
     cdef int S = size
-    cdef int b, a, i, R, best, v, Tab
+    cdef int b, a, i, R, ta, es
     cdef long cells = 0
     cdef Chart c
     # segments: maximal runs of FREE items that are consecutive words of the shared
@@ -505,21 +596,42 @@ cdef int run_best(NMOracle* o, int size) noexcept nogil:
     c.shCrC = o.sh + 4 * c.B * c.B
     c.shClC = o.sh + 5 * c.B * c.B
     c.shIlC = o.sh + 6 * c.B * c.B
+    c.pos_head = o.pos_head
+    c.left_deps = o.left_deps
+    c.span_arcs = o.span_arcs
+    c.tree_left = o.tree_left
+    c.root_weight = o.root_weight
+    c.seg_deps = o.seg_deps
+    c.bounded = not o.no_bound
     if not spend(o, cells):
         return 0
+    if c.bounded:
+        fill_pos_heads(o, S)
     chart_rows(o, &c)
+    # top[b + 1] = max over a of top[a] + T[a, b], by rows of T (contiguous: T[a, b] is the
+    # shared chart's for b <= seg_end[a]); top[a] is final once the rows before a are done
     o.top[0] = 0
-    for b in range(S):
-        best = NM_NEG
-        for a in range(b + 1):
-            Tab = c.T[a * S + b] if b > o.seg_end[a] else sh_row(&c, c.shT, a)[b]
-            if o.top[a] <= NM_NEG or Tab <= NM_NEG:
-                continue
-            v = add_floored(o.top[a], Tab, NM_NEG)
-            if v > best:
-                best = v
-        o.top[b + 1] = best
+    for b in range(1, S + 1):
+        o.top[b] = NM_NEG
+    for a in range(S):
+        ta = o.top[a]
+        if ta <= NM_NEG:
+            continue
+        es = o.seg_end[a]
+        if es >= a:
+            top_row(o.top + 1, sh_row(&c, c.shT, a), ta, a, es + 1)
+        top_row(o.top + 1, c.T + a * S, ta, max(a, es + 1), S)
     return o.top[S]
+
+
+cdef inline void top_row(int* top1, const int* Ta, int ta, int lo, int hi) noexcept nogil:
+    """top1[b] = max(top1[b], ta + Ta[b]) for b in lo..hi-1 where Ta[b] is a tree (above
+    NM_NEG): run_best's forests, one row of T."""
+    cdef int b, v
+    for b in range(lo, hi):
+        v = ta + Ta[b] if Ta[b] > NM_NEG else NM_NEG
+        if v > top1[b]:
+            top1[b] = v
 
 
 cdef inline bint spend(NMOracle* o, long cells) noexcept nogil:
@@ -658,6 +770,16 @@ cdef class NMOracleTable(OracleOwner):
     @run_only.setter
     def run_only(self, value):
         self.c.run_only = bool(value)
+
+    @property
+    def no_bound(self):
+        """Every split loop runs over all its splits (the reference the split bounds are
+        tested against) instead of stopping once it reaches its cell's bound."""
+        return bool(self.c.no_bound)
+
+    @no_bound.setter
+    def no_bound(self, value):
+        self.c.no_bound = bool(value)
 
     @property
     def cells(self):
