@@ -318,6 +318,33 @@ cdef inline void fill_pos_heads(NMOracle* o, int S) noexcept nogil:
             o.pos_head[d] = h
 
 
+cdef inline void chart_over(Chart* c, NMOracle* o, int S, int* X, int B, int first) noexcept nogil:
+    """c over the items o.word[0..S-1] with its 7 arrays at X (S * S each: Cr, Cl, Ir, T,
+    CrC, ClC, IlC), B shared words from `first` (0: none), o's segments and the scratch of
+    the split bounds (bounded unless o.no_bound): what nm_shared_chart and nm_block_best
+    both set before chart_rows."""
+    c.S = S
+    c.word = o.word
+    c.seg_end = o.seg_end
+    c.seg_start = o.seg_start
+    c.B = B
+    c.first = first
+    c.Cr = X
+    c.Cl = X + S * S
+    c.Ir = X + 2 * S * S
+    c.T = X + 3 * S * S
+    c.CrC = X + 4 * S * S
+    c.ClC = X + 5 * S * S
+    c.IlC = X + 6 * S * S
+    c.pos_head = o.pos_head
+    c.left_deps = o.left_deps
+    c.span_arcs = o.span_arcs
+    c.tree_left = o.tree_left
+    c.root_weight = o.root_weight
+    c.seg_deps = o.seg_deps
+    c.bounded = not o.no_bound
+
+
 cdef void chart_rows(const NMOracle* o, Chart* c) noexcept nogil:
     """The cells of Eisner's chart over the items and of T whose span crosses a segment
     boundary, by rows of decreasing start (a cell reads its own row to its left and the
@@ -448,26 +475,7 @@ cdef void nm_shared_chart(NMOracle* o, int w) noexcept nogil:
             o.seg_end[s] = s - 1        # every cell computed here: nothing shared
             o.seg_start[s] = s + 1
         fill_pos_heads(o, B)
-        c.S = B
-        c.word = o.word
-        c.seg_end = o.seg_end
-        c.seg_start = o.seg_start
-        c.B = 0
-        c.first = first
-        c.Cr = X
-        c.Cl = X + B * B
-        c.Ir = X + 2 * B * B
-        c.T = X + 3 * B * B
-        c.CrC = X + 4 * B * B
-        c.ClC = X + 5 * B * B
-        c.IlC = X + 6 * B * B
-        c.pos_head = o.pos_head
-        c.left_deps = o.left_deps
-        c.span_arcs = o.span_arcs
-        c.tree_left = o.tree_left
-        c.root_weight = o.root_weight
-        c.seg_deps = o.seg_deps
-        c.bounded = not o.no_bound
+        chart_over(&c, o, B, X, 0, first)
         chart_rows(o, &c)
         o.shared_ok[first] = 1
     o.sh = X
@@ -576,19 +584,7 @@ cdef int run_best(NMOracle* o, int size) noexcept nogil:
             o.seg_start[i] = i + 1
     for i in range(S):                      # row i's own cells: t > seg_end[i], t >= i
         cells += S - max(i, o.seg_end[i] + 1)
-    c.S = S
-    c.word = o.word
-    c.seg_end = o.seg_end
-    c.seg_start = o.seg_start
-    c.B = o.sh_size
-    c.first = o.sh_first
-    c.Cr = o.chart
-    c.Cl = o.chart + S * S
-    c.Ir = o.chart + 2 * S * S
-    c.T = o.chart + 3 * S * S
-    c.CrC = o.chart + 4 * S * S
-    c.ClC = o.chart + 5 * S * S
-    c.IlC = o.chart + 6 * S * S
+    chart_over(&c, o, S, o.chart, o.sh_size, o.sh_first)
     c.shCr = o.sh
     c.shCl = o.sh + c.B * c.B
     c.shIr = o.sh + 2 * c.B * c.B
@@ -596,13 +592,6 @@ cdef int run_best(NMOracle* o, int size) noexcept nogil:
     c.shCrC = o.sh + 4 * c.B * c.B
     c.shClC = o.sh + 5 * c.B * c.B
     c.shIlC = o.sh + 6 * c.B * c.B
-    c.pos_head = o.pos_head
-    c.left_deps = o.left_deps
-    c.span_arcs = o.span_arcs
-    c.tree_left = o.tree_left
-    c.root_weight = o.root_weight
-    c.seg_deps = o.seg_deps
-    c.bounded = not o.no_bound
     if not spend(o, cells):
         return 0
     if c.bounded:
