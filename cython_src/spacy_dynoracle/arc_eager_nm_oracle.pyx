@@ -321,8 +321,8 @@ cdef inline void fill_pos_heads(NMOracle* o, int S) noexcept nogil:
 cdef inline void chart_over(Chart* c, NMOracle* o, int S, int* X, int B, int first) noexcept nogil:
     """c over the items o.word[0..S-1] with its 7 arrays at X (S * S each: Cr, Cl, Ir, T,
     CrC, ClC, IlC), B shared words from `first` (0: none), o's segments and the scratch of
-    the split bounds (bounded unless o.no_bound): what nm_shared_chart and nm_block_best
-    both set before chart_rows."""
+    the split bounds (bounded unless o.no_bound, with pos_head filled for the items): what
+    nm_shared_chart and run_best both set before chart_rows."""
     c.S = S
     c.word = o.word
     c.seg_end = o.seg_end
@@ -343,6 +343,8 @@ cdef inline void chart_over(Chart* c, NMOracle* o, int S, int* X, int B, int fir
     c.root_weight = o.root_weight
     c.seg_deps = o.seg_deps
     c.bounded = not o.no_bound
+    if c.bounded:
+        fill_pos_heads(o, S)
 
 
 cdef void chart_rows(const NMOracle* o, Chart* c) noexcept nogil:
@@ -474,7 +476,6 @@ cdef void nm_shared_chart(NMOracle* o, int w) noexcept nogil:
             o.no_split[s] = 0
             o.seg_end[s] = s - 1        # every cell computed here: nothing shared
             o.seg_start[s] = s + 1
-        fill_pos_heads(o, B)
         chart_over(&c, o, B, X, 0, first)
         chart_rows(o, &c)
         o.shared_ok[first] = 1
@@ -530,26 +531,22 @@ cdef int nm_block_best(NMOracle* o, int size) noexcept nogil:
 cdef void open_reach(NMOracle* o, int size) noexcept nogil:
     """reach[i] for the items 0..size-1: the furthest item j >= i such that an arc of
     positive weight (item_arc_weight 1: gold, allowed by the HEADED constraints, with the
-    gold label on a HEADED item's own arc) joins items i and j; i if none. O(size): an
-    item's gold head is an item only if it is open (item_of), and a gold root is no arc
-    between items."""
-    cdef int d, h, gh
+    gold label on a HEADED item's own arc) joins items i and j; i if none. O(size): the
+    arcs are fill_pos_heads' (an item's gold head is an item only if it is open, and a
+    gold root is no arc between items)."""
+    cdef int d, h
+    fill_pos_heads(o, size)
     for d in range(size):
-        o.item_of[o.word[d]] = d
         o.reach[d] = d
     for d in range(size):
-        gh = o.gold[o.word[d]]
-        if gh < 0 or gh == o.word[d]:
+        h = o.pos_head[d]
+        if h < 0:
             continue
-        h = o.item_of[gh]
-        if h < 0 or h >= size or o.word[h] != gh:
-            continue                        # popped, or outside these items
-        if item_arc_weight(o, h, d) > 0:
-            if h < d:
-                if d > o.reach[h]:
-                    o.reach[h] = d
-            elif h > o.reach[d]:
-                o.reach[d] = h
+        if h < d:
+            if d > o.reach[h]:
+                o.reach[h] = d
+        elif h > o.reach[d]:
+            o.reach[d] = h
 
 
 cdef int run_best(NMOracle* o, int size) noexcept nogil:
@@ -594,8 +591,6 @@ cdef int run_best(NMOracle* o, int size) noexcept nogil:
     c.shIlC = o.sh + 6 * c.B * c.B
     if not spend(o, cells):
         return 0
-    if c.bounded:
-        fill_pos_heads(o, S)
     chart_rows(o, &c)
     # top[b + 1] = max over a of top[a] + T[a, b], by rows of T (contiguous: T[a, b] is the
     # shared chart's for b <= seg_end[a]); top[a] is final once the rows before a are done
