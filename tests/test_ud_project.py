@@ -397,6 +397,49 @@ def test_udpipe_peer_stages_make_the_one_call_model(tmp_path):
     main(other + ["--stage", "parser"])
     assert (run_b / "model.udpipe").read_bytes() != (run_a / "model.udpipe").read_bytes()
 
+def test_udpipe_peer_parsers_share_one_tagger(tmp_path):
+    """--stage parser --tagger-from VARIANT trains on another variant's staged tagger and
+    makes the one-call model of its own variant; the run counts the tagger's CPU and names
+    its folder; a tagger of other options, or none, is refused."""
+    pytest.importorskip("ufal.udpipe")
+    import json
+
+    from udpipe_peer import main
+
+    root = tmp_path / "ud"
+    _tiny_treebank(root, "UD_Tiny-Dev", {"train": 60, "dev": 9, "test": 12})
+    def args(variant, tagger="iterations=2"):
+        return ["--treebank", "UD_Tiny-Dev", "--variant", variant, "--tagger-options", tagger,
+                "--parser-options", "iterations=2;hidden_layer=50", "--ud-root", str(root)]
+
+    one_call, shared = tmp_path / "one_call", tmp_path / "shared"
+    main(args("link2") + ["--output", str(one_call)])
+    with pytest.raises(SystemExit, match="udpipe1-swap-s0: run --stage tagger first"):
+        main(args("link2") + ["--output", str(shared), "--stage", "parser", "--tagger-from", "swap"])
+    with pytest.raises(SystemExit, match="--tagger-from is for --stage parser"):
+        main(args("link2") + ["--output", str(shared), "--stage", "tagger", "--tagger-from", "swap"])
+    with pytest.raises(SystemExit, match="unknown UDPipe variant 'swapp'"):
+        main(args("link2") + ["--output", str(shared), "--stage", "parser", "--tagger-from", "swapp"])
+    main(args("swap") + ["--output", str(shared), "--stage", "tagger"])
+    with pytest.raises(SystemExit, match="trained the tagger with"):
+        main(args("link2", "iterations=3") + ["--output", str(shared), "--stage", "parser", "--tagger-from", "swap"])
+    main(args("link2") + ["--output", str(shared), "--stage", "parser", "--tagger-from", "swap"])
+    run_a = one_call / "UD_Tiny-Dev" / "parser" / "udpipe1-link2-s0"
+    run_b = shared / "UD_Tiny-Dev" / "parser" / "udpipe1-link2-s0"
+    source = shared / "UD_Tiny-Dev" / "parser" / "udpipe1-swap-s0"
+    assert (run_b / "model.udpipe").read_bytes() == (run_a / "model.udpipe").read_bytes()
+    assert not (run_b / "tagger.udpipe").exists() and (source / "tagger.udpipe").exists()
+    assert not (source / "run.json").exists()        # the tagger's folder is still no finished run
+    info = json.loads((run_b / "run.json").read_text())
+    tagger_cpu = json.loads((source / "stage_tagger.json").read_text())["cpu_seconds"]
+    assert info["stages"]["tagger"]["shared_from"] == str(source)
+    assert info["stages"]["tagger"]["cpu_seconds"] == tagger_cpu
+    assert info["train_cpu_seconds"] == round(tagger_cpu + info["stages"]["parser"]["cpu_seconds"], 1)
+    assert info["run"] == "udpipe1-link2" and info["options"]["transition_system"] == "link2"
+    for name in ("pred_dev.conllu", "pred_test.conllu"):
+        assert (run_b / name).read_text() == (run_a / name).read_text(), name
+
+
 def _fake_run(tb, rid, system, oracle, dynamic, seed, las, np_r=None, options=None):
     return {"info": {"treebank": tb, "pipeline": "parser", "run": rid, "system": system,
                      "oracle": oracle, "dynamic": dynamic, "options": options or {}, "seed": seed},

@@ -41,6 +41,12 @@ then --stage parser trains the parser on that tagger's tags (model.udpipe,
 udpipe_train_parser.log, run.json with train time summed over both stages) and evaluates.
 The model is byte for byte the one --stage all (the default, one Trainer.train call) makes;
 tests/test_ud_project.py checks it. A stage that finished is skipped.
+UDPipe's three parsers can share one tagger: --stage parser --tagger-from VARIANT trains
+this variant's parser on the tagger that `--variant VARIANT --stage tagger` trained (same
+treebank, data and tagger options, or it is refused). The tagger is the one a one-call
+training of this variant would train (the same data and options give the same bytes), so the
+model is the one --stage all would make; its run.json counts the tagger's CPU seconds in
+train_cpu_seconds, as if it had trained it alone, and names the folder it came from.
 UDPipe 1 has no random seed (training is deterministic: the same data and options give the
 same model bytes), so there is one run, "s0". Finished steps are skipped unless --force
 (retrain and re-evaluate) or --reevaluate (re-parse and re-score with the trained model).
@@ -234,7 +240,7 @@ def check_settings(out: Path, record: Path, limit: int, dev_limit: int, tagger=N
 
 
 def train(treebank, variant, out: Path, *, ud_root=None, pipeline="parser", tagger="",
-          parser_extra="", force=False, limit=0, dev_limit=0, stage="all"):
+          parser_extra="", force=False, limit=0, dev_limit=0, stage="all", tagger_dir=None):
     """Train UDPipe into out. stage "all": one Trainer.train call (tagger, then the parser
     on the tags of that tagger) -> model.udpipe. The same model in two calls that each fit
     in a session: "tagger" trains the tagger alone (parser "none") -> tagger.udpipe and
@@ -244,15 +250,19 @@ def train(treebank, variant, out: Path, *, ud_root=None, pipeline="parser", tagg
     does with the tagger it has just trained (trainer_morphodita_parsito.cpp, train_tagger
     and train_parser), so the model bytes are the same. run.json is written when
     model.udpipe is, so a folder with the tagger only is no finished run to report.py or
-    keep_records.py."""
+    keep_records.py. tagger_dir: the run folder whose tagger stage the parser stage uses
+    (default out itself; another variant's folder shares its tagger)."""
     from spacy_dynoracle.corpus import read_sentences
 
     if stage not in STAGES:
         raise SystemExit(f"unknown --stage {stage!r}: choose from {', '.join(STAGES)}")
+    if tagger_dir is not None and stage != "parser":
+        raise SystemExit(f"--tagger-from is for --stage parser, not --stage {stage}")
+    tagger_dir = out if tagger_dir is None else tagger_dir
     files = treebank_files(treebank, ud_root)
     if limit < 0 or dev_limit < 0:
         raise SystemExit(f"--limit and --dev-limit must be >= 0 (got {limit}, {dev_limit})")
-    tagger_record = out / TAGGER_RECORD
+    tagger_record = tagger_dir / TAGGER_RECORD
     if (out / "run.json").exists() and (out / "model.udpipe").exists() and not force:
         info = check_settings(out, out / "run.json", limit, dev_limit)
         print(f"trained already: {out} (--force to retrain)", flush=True)
@@ -261,8 +271,9 @@ def train(treebank, variant, out: Path, *, ud_root=None, pipeline="parser", tagg
         check_settings(out, tagger_record, limit, dev_limit, tagger)
         print(f"tagger trained already: {out / TAGGER_MODEL} (--force to retrain)", flush=True)
         return None
-    if stage == "parser" and not (tagger_record.exists() and (out / TAGGER_MODEL).exists()):
-        raise SystemExit(f"no trained tagger in {out}: run --stage tagger first")
+    if stage == "parser" and not (tagger_record.exists() and (tagger_dir / TAGGER_MODEL).exists()):
+        raise SystemExit(f"no trained tagger in {tagger_dir}: run --stage tagger first"
+                         + (f" (--variant {tagger_dir.name} --stage tagger)" if tagger_dir != out else ""))
     out.mkdir(parents=True, exist_ok=True)
     # what this stage makes stale: the finished model and its scores, and the logs of the
     # other way (e.g. the empty udpipe_train.log of a one-call training killed with its
@@ -298,11 +309,13 @@ def train(treebank, variant, out: Path, *, ud_root=None, pipeline="parser", tagg
     if stage == "all":
         stages = {"all": run_trainer(out, "model.udpipe", STAGE_LOGS["all"], tagger, parser)}
     else:
-        tagger_info = check_settings(out, tagger_record, limit, dev_limit, tagger)
+        tagger_info = check_settings(tagger_dir, tagger_record, limit, dev_limit, tagger)
         if tagger_info["udpipe"]["train_sentences"] != len(train_sents) or \
                 tagger_info["udpipe"]["heldout_sentences"] != len(heldout_sents):
             raise SystemExit(f"{tagger_record} was trained on other data: --stage tagger --force")
-        from_model = f"from_model=file:{(out / TAGGER_MODEL).resolve()}"
+        from_model = f"from_model=file:{(tagger_dir / TAGGER_MODEL).resolve()}"
+        if tagger_dir != out:       # a shared tagger: say whose
+            tagger_info = {**tagger_info, "shared_from": str(tagger_dir)}
         stages = {"tagger": tagger_info,
                   "parser": run_trainer(out, "model.udpipe", STAGE_LOGS["parser"], from_model, parser)}
     popts = option_map(parser)
@@ -316,7 +329,7 @@ def train(treebank, variant, out: Path, *, ud_root=None, pipeline="parser", tagg
         "train_seconds": round(sum(r["seconds"] for r in stages.values()), 1),
         "train_cpu_seconds": round(sum(r["cpu_seconds"] for r in stages.values()), 1),
         "command": shlex.join([sys.executable] + sys.argv),
-        "stages": {name: {k: r[k] for k in STAGE_KEYS} for name, r in stages.items()},
+        "stages": {name: {k: r[k] for k in STAGE_KEYS + ("shared_from",) if k in r} for name, r in stages.items()},
         "udpipe": {"method": METHOD, "tokenizer": TOKENIZER, "tagger": tagger, "parser": parser, **data,
                    "note": "UDPipe defaults except the options given; gold tokenization; "
                            "deterministic training (no seed)"},
@@ -458,17 +471,26 @@ def main(argv=None):
                     help="all: tagger and parser in one UDPipe call, then evaluate; tagger: the "
                          "tagger alone (tagger.udpipe); parser: the parser on that tagger's tags "
                          "(model.udpipe, the same bytes as 'all'), then evaluate")
+    ap.add_argument("--tagger-from", default=None, metavar="VARIANT",
+                    help="with --stage parser: use the tagger that --variant VARIANT --stage tagger "
+                         "trained (UDPipe's parsers sharing one tagger)")
     ap.add_argument("--force", action="store_true",
                     help="retrain (the given stage; 'tagger' also drops the parser) and re-evaluate")
     ap.add_argument("--reevaluate", action="store_true", help="re-parse and re-score, no retraining")
     args = ap.parse_args(argv)
+    if args.tagger_from is not None:
+        parser_options(args.tagger_from)
+        if args.stage != "parser":
+            raise SystemExit(f"--tagger-from is for --stage parser, not --stage {args.stage}")
     for treebank in args.treebanks.split(","):
         for variant in args.variants.split(","):
             parser_options(variant)     # fail early on a typo
             out = run_dir(args.output, treebank, args.pipeline, run_id(variant), 0)
+            tagger_dir = (run_dir(args.output, treebank, args.pipeline, run_id(args.tagger_from), 0)
+                          if args.tagger_from else None)
             train(treebank, variant, out, ud_root=args.ud_root, pipeline=args.pipeline,
                   tagger=args.tagger_options, parser_extra=args.parser_options, force=args.force,
-                  limit=args.limit, dev_limit=args.dev_limit, stage=args.stage)
+                  limit=args.limit, dev_limit=args.dev_limit, stage=args.stage, tagger_dir=tagger_dir)
             if args.stage == "tagger":
                 continue
             evaluate(out, ud_root=args.ud_root, force=args.force or args.reevaluate,
