@@ -156,6 +156,8 @@ FINAL_ROWS = [
     ("swap dynamic", "swap-dynamic"),
     ("attardi dynamic, static target", "attardi-system_options.targetstatic-dynamic"),
     ("UDPipe 1, projective dynamic (beam 5)", "udpipe1-projective-dynamic"),
+    ("UDPipe 1, swap static-lazy (beam 5)", "udpipe1-swap"),
+    ("UDPipe 1, link2 static (beam 5)", "udpipe1-link2"),
     ("spaCy's biaffine parser", "biaffine"),
 ]
 #: its columns: (header, eval split, path in the eval JSON, decimals); gold sentences first
