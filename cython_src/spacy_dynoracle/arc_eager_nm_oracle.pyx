@@ -126,8 +126,8 @@ cdef NMOracle* nm_oracle_new(const int* gold, int n) noexcept nogil:
     o.cannot_start_words = -1
     # gold, block_start, block_end, word, shared_at, seg_end, seg_start, pos_head,
     # left_deps, span_arcs, tree_left, root_weight, seg_deps: n + 1 each; scratch for
-    # gold_block_ends: 3 (n + 1)
-    ints = <int*>malloc(16 * (n + 1) * sizeof(int))
+    # gold_block_ends: 3 (n + 1); hints: 4 (n + 1)
+    ints = <int*>malloc(20 * (n + 1) * sizeof(int))
     o.kind = <char*>calloc(4 * (n + 1), 1)
     if ints == NULL or o.kind == NULL:
         free(ints)
@@ -148,6 +148,7 @@ cdef NMOracle* nm_oracle_new(const int* gold, int n) noexcept nogil:
     o.tree_left = ints + 13 * (n + 1)
     o.root_weight = ints + 14 * (n + 1)
     o.seg_deps = ints + 15 * (n + 1)
+    o.hints = ints + 16 * (n + 1)
     o.arc_ok = o.kind + (n + 1)
     o.no_split = o.kind + 2 * (n + 1)
     o.shared_ok = o.kind + 3 * (n + 1)      # calloc: none computed
@@ -203,7 +204,7 @@ cdef void nm_oracle_free(void* data) noexcept nogil:
         return
     free(o.gold)        # with block_start, block_end, word, shared_at, item_of, reach,
                         # seg_end, seg_start, pos_head, left_deps, span_arcs, tree_left,
-                        # root_weight, seg_deps
+                        # root_weight, seg_deps, hints
     free(o.kind)        # with arc_ok, no_split, shared_ok
     free(o.chart)       # with top
     free(o.shared)
@@ -264,6 +265,8 @@ cdef struct Chart:
     int* tree_left
     int* root_weight
     int* seg_deps
+    int* hints           # [4 S] scratch: per column, the split that reached the max of
+                         # the cell below it, for each of the four maxes (max_hinted)
     bint bounded
 
 
@@ -298,6 +301,31 @@ cdef inline int max_sum_to(const int* x, const int* y, int lo, int hi, int best,
         v = x[k] + y[k]
         if v > best:
             best = v
+    return best
+
+
+cdef inline int max_hinted(const int* x, const int* y, int lo, int hi, int bound,
+                           int* row_hint, int* col_hint) noexcept nogil:
+    """max(2 * NM_NEG, x[k] + y[k] for k in lo..hi-1) as max_sum_to, but first the terms
+    at the two hinted splits (the ones that reached the max of the row's previous cell and
+    of the column's previous cell): one that reaches bound, which no term exceeds, is the
+    max ("Hinted splits", module docstring). Else the whole max_sum_to, and both hints
+    become the first split that reaches it."""
+    cdef int k = row_hint[0]
+    cdef int best
+    if lo <= k < hi and x[k] + y[k] >= bound:
+        col_hint[0] = k
+        return x[k] + y[k]
+    k = col_hint[0]
+    if lo <= k < hi and x[k] + y[k] >= bound:
+        row_hint[0] = k
+        return x[k] + y[k]
+    best = max_sum_to(x, y, lo, hi, 2 * NM_NEG, bound)
+    for k in range(lo, hi):
+        if x[k] + y[k] == best:
+            row_hint[0] = k
+            col_hint[0] = k
+            break
     return best
 
 
@@ -342,6 +370,7 @@ cdef inline void chart_over(Chart* c, NMOracle* o, int S, int* X, int B, int fir
     c.tree_left = o.tree_left
     c.root_weight = o.root_weight
     c.seg_deps = o.seg_deps
+    c.hints = o.hints
     c.bounded = not o.no_bound
     if c.bounded:
         fill_pos_heads(o, S)
@@ -359,6 +388,8 @@ cdef void chart_rows(const NMOracle* o, Chart* c) noexcept nogil:
     remainders: 20% slower on test_long_sentences' walk)."""
     cdef int S = c.S
     cdef int s, t, r, b, es, ft, b0, split, best, u, hs, ht, d
+    cdef int h_split, h_cl, h_cr, h_t            # the row's hints (max_hinted)
+    cdef int* hc = c.hints                       # the columns': split, Cl, Cr, T
     cdef int u_seg = 0                          # u(s, seg_end[s]): s's segment's own arcs
     cdef int root_from = S                      # the first FREE gold root from row s on
     cdef int* rw = c.root_weight
@@ -369,6 +400,8 @@ cdef void chart_rows(const NMOracle* o, Chart* c) noexcept nogil:
     cdef int* Irs
     cdef int* Ta
     cdef int* V = c.tree_left
+    for s in range(4 * S):
+        hc[s] = -1
     for s in range(S):
         c.Cr[s * S + s] = 0
         c.Cl[s * S + s] = 0
@@ -420,6 +453,7 @@ cdef void chart_rows(const NMOracle* o, Chart* c) noexcept nogil:
         # u: the items of s..t whose weight-1 arc comes from an item of s..t ("Split
         # bounds", module docstring), by t from b0 on
         u = u_seg if es >= s else 0
+        h_split = h_cl = h_cr = h_t = -1
         for t in range(max(s + 1, b0), S):
             if c.bounded:
                 u += (s <= ph[t] < t) + c.left_deps[t]
@@ -427,17 +461,18 @@ cdef void chart_rows(const NMOracle* o, Chart* c) noexcept nogil:
             hs = c.bounded and s < ph[s] <= t   # s's own arc inside: s heads the span
             ht = c.bounded and s <= ph[t] < t
             # Ir, Il: Cr[s][k] + Cl[k + 1][t], k = s..t-1 (s and t both heads)
-            split = max(max_sum_to(Crs, c.ClC + t * S + 1, s, t, 2 * NM_NEG,
-                                   u - hs - ht + cap), NM_NEG)
+            split = max(max_hinted(Crs, c.ClC + t * S + 1, s, t, u - hs - ht + cap,
+                                   &h_split, hc + t), NM_NEG)
             Irs[t] = add_floored(split, item_arc_weight(o, s, t), NM_NEG)
             c.IlC[t * S + s] = add_floored(split, item_arc_weight(o, t, s), NM_NEG)
             # Cl: Cl[s][k] + Il[k][t], k = s..t-1 (t heads)
-            best = max(max_sum_to(Cls, c.IlC + t * S, s, t, 2 * NM_NEG, u - ht + cap), NM_NEG)
+            best = max(max_hinted(Cls, c.IlC + t * S, s, t, u - ht + cap, &h_cl, hc + S + t),
+                       NM_NEG)
             Cls[t] = best
             c.ClC[t * S + s] = best
             # Cr: Ir[s][k] + Cr[k][t], k = s+1..t (s heads)
-            best = max(max_sum_to(Irs, c.CrC + t * S, s + 1, t + 1, 2 * NM_NEG, u - hs + cap),
-                       NM_NEG)
+            best = max(max_hinted(Irs, c.CrC + t * S, s + 1, t + 1, u - hs + cap, &h_cr,
+                                  hc + 2 * S + t), NM_NEG)
             Crs[t] = best
             c.CrC[t * S + s] = best
         # T row s, b >= b0: the tree's root r with its left part, V[r] = Cl[s][r] + its root
@@ -447,8 +482,9 @@ cdef void chart_rows(const NMOracle* o, Chart* c) noexcept nogil:
             V[r] = Cls[r] + rw[r]           # >= NM_NEG but for the excluded HEADED items
         Ta = c.T + s * S
         for b in range(b0, S):
-            Ta[b] = max(max_sum_to(V, c.CrC + b * S, s, b + 1, 2 * NM_NEG,
-                                   c.span_arcs[b] + (root_from <= b) + cap), NM_NEG)
+            Ta[b] = max(max_hinted(V, c.CrC + b * S, s, b + 1,
+                                   c.span_arcs[b] + (root_from <= b) + cap, &h_t, hc + 3 * S + b),
+                        NM_NEG)
 
 
 cdef void nm_shared_chart(NMOracle* o, int w) noexcept nogil:
