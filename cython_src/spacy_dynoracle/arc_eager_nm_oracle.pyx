@@ -646,12 +646,14 @@ cdef int run_best(NMOracle* o, int size) noexcept nogil:
 
 cdef inline void top_row(int* top1, const int* Ta, int ta, int lo, int hi) noexcept nogil:
     """top1[b] = max(top1[b], ta + Ta[b]) for b in lo..hi-1 where Ta[b] is a tree (above
-    NM_NEG): run_best's forests, one row of T."""
-    cdef int b, v
+    NM_NEG): run_best's forests, one row of T. Every top1[b] is stored, so that the loop
+    vectorizes (the conditional store did not: 70% of run_best's own CPU on the training
+    walk's states)."""
+    cdef int b, v, w
     for b in range(lo, hi):
         v = ta + Ta[b] if Ta[b] > NM_NEG else NM_NEG
-        if v > top1[b]:
-            top1[b] = v
+        w = top1[b]
+        top1[b] = v if v > w else w
 
 
 cdef inline bint spend(NMOracle* o, long cells) noexcept nogil:
