@@ -211,7 +211,7 @@ cdef void nm_oracle_free(void* data) noexcept nogil:
     free(o)
 
 
-cdef int item_arc_weight(const void* arcs, int h, int d) noexcept nogil:
+cdef inline int item_arc_weight(const void* arcs, int h, int d) noexcept nogil:
     """eisner_inside's weight of the arc item h -> item d of the block in o.word: [gold], or
     NM_NEG where a HEADED item forbids it (a dependent on its left; a head on its left other
     than the item just before it). The arc of a HEADED item to the item before it is the one
