@@ -328,7 +328,8 @@ def shared_chart_mismatches(n_golds, seed, min_n=30, max_n=80):
     computes every chart whole over the block's items (NMOracleTable.full_chart), against
     the shared charts without the cuts (no_cut), against the shared charts read for the
     last segment only (run_only: every span starting before the run computed), and
-    against split loops that never stop at their cell's bound (no_bound).
+    against split loops that never stop at their cell's bound (no_bound), at a hinted
+    split or after the first 16.
     Returns (states, unshifts, mismatches)."""
     rng = random.Random(seed)
     states = unshifts = 0

@@ -43,6 +43,7 @@ cdef struct NMOracle:
     int* root_weight     # [n] scratch: chart_rows' weight of item r as a tree's root
     int* seg_deps        # [n] scratch: chart_rows' count of the items d > r of r's segment
                          # with pos_head[d] == r
+    int* hints           # [4 n] scratch: chart_rows' column hints (max_hinted)
     int chart_size       # the blocks the chart holds: max_block, more once a preset
                          # sentence was scored whole
     int* chart           # 7 * chart_size^2: Eisner's Cr, Cl, Ir, Il, and Clg (computed

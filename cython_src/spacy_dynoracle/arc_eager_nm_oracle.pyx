@@ -74,8 +74,9 @@ every cell whose span lies inside a segment from the shared chart and computes o
 cells whose span crosses a segment boundary, by rows of decreasing start (a cell reads its
 row to its left and the later rows of its column; chart_rows). The call's cells are kept by
 rows and by columns, the shared chart keeps both too, and the shared cells a computed cell
-reads are copied into the call's rows and columns first, so that every split loop is one
-contiguous loop (O(m^2) copying a call). The trees under the virtual root go through T[a, b], the
+reads in its column are copied into the call's columns first, so that the column side of
+every split loop is contiguous (O(m^2) copying a call); its row's shared start is read in
+place, each loop in two pieces (chart_rows). The trees under the virtual root go through T[a, b], the
 best single tree over items a..b (shared inside a segment too), so the forest of the items
 before each b is O(m^2). The buffer's untouched words (the suffix of the sentence from the
 furthest word the buffer front has reached) end the items in one segment, the "run"; until
@@ -103,6 +104,19 @@ span of FREE words whose gold arcs inside cross nothing holds every one of them.
 counted (o.cells, the guard) do not change; chart_rows keeps each row's bounds in O(1) a
 cell (left_deps, and seg_deps for the part of the row inside s's segment).
 `no_bound` runs every loop to its end (the reference).
+
+**Hinted splits.** Most computed cells reach their bound (above), and mostly at the split
+where a neighbouring cell reached its max: the row's previous cell (t - 1) or the column's
+previous cell (row s + 1). So each max first tries those two splits, kept per row and per
+column (max_hinted), and a term that reaches the bound is the max (no term exceeds it);
+else the whole loop, whose first split reaching its max becomes both hints if that max is
+at the bound (else they stay: test_long_sentences' random walk, where few cells reach it,
+took 10% longer than main's when every loop also looked for its argmax). On the
+converged Bosque model's training walks 90-97% of the computed cells (by max: Cl 90%, the
+others 96%) stop at a hinted split, one or two terms instead of a block of 16
+(docs/systems/arc_eager_nm.md, "Hinted splits"). Which splits are tried changes only the
+time: the same cells, the same values (no_bound, where no term reaches a bound, tries them
+in vain and runs every loop).
 """
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy
@@ -126,8 +140,8 @@ cdef NMOracle* nm_oracle_new(const int* gold, int n) noexcept nogil:
     o.cannot_start_words = -1
     # gold, block_start, block_end, word, shared_at, seg_end, seg_start, pos_head,
     # left_deps, span_arcs, tree_left, root_weight, seg_deps: n + 1 each; scratch for
-    # gold_block_ends: 3 (n + 1)
-    ints = <int*>malloc(16 * (n + 1) * sizeof(int))
+    # gold_block_ends: 3 (n + 1); hints: 4 (n + 1)
+    ints = <int*>malloc(20 * (n + 1) * sizeof(int))
     o.kind = <char*>calloc(4 * (n + 1), 1)
     if ints == NULL or o.kind == NULL:
         free(ints)
@@ -148,6 +162,7 @@ cdef NMOracle* nm_oracle_new(const int* gold, int n) noexcept nogil:
     o.tree_left = ints + 13 * (n + 1)
     o.root_weight = ints + 14 * (n + 1)
     o.seg_deps = ints + 15 * (n + 1)
+    o.hints = ints + 16 * (n + 1)
     o.arc_ok = o.kind + (n + 1)
     o.no_split = o.kind + 2 * (n + 1)
     o.shared_ok = o.kind + 3 * (n + 1)      # calloc: none computed
@@ -203,14 +218,14 @@ cdef void nm_oracle_free(void* data) noexcept nogil:
         return
     free(o.gold)        # with block_start, block_end, word, shared_at, item_of, reach,
                         # seg_end, seg_start, pos_head, left_deps, span_arcs, tree_left,
-                        # root_weight, seg_deps
+                        # root_weight, seg_deps, hints
     free(o.kind)        # with arc_ok, no_split, shared_ok
     free(o.chart)       # with top
     free(o.shared)
     free(o)
 
 
-cdef int item_arc_weight(const void* arcs, int h, int d) noexcept nogil:
+cdef inline int item_arc_weight(const void* arcs, int h, int d) noexcept nogil:
     """eisner_inside's weight of the arc item h -> item d of the block in o.word: [gold], or
     NM_NEG where a HEADED item forbids it (a dependent on its left; a head on its left other
     than the item just before it). The arc of a HEADED item to the item before it is the one
@@ -264,6 +279,8 @@ cdef struct Chart:
     int* tree_left
     int* root_weight
     int* seg_deps
+    int* hints           # [4 S] scratch: per column, the split that reached the max of
+                         # the cell below it, for each of the four maxes (max_hinted)
     bint bounded
 
 
@@ -298,6 +315,41 @@ cdef inline int max_sum_to(const int* x, const int* y, int lo, int hi, int best,
         v = x[k] + y[k]
         if v > best:
             best = v
+    return best
+
+
+cdef inline int max_hinted(const int* xs, const int* xo, int mid, const int* y, int lo,
+                           int hi, int bound, int* row_hint, int* col_hint) noexcept nogil:
+    """max(2 * NM_NEG, x[k] + y[k] for k in lo..hi-1), x[k] being xs[k] before mid (the
+    row's shared start, read in place) and xo[k] from mid on, as max_sum_to, but first the
+    terms at the two hinted splits (the ones that reached the max of the row's previous
+    cell and of the column's previous cell): one that reaches bound, which no term
+    exceeds, is the max ("Hinted splits", module docstring). Else max_sum_to over the two
+    pieces, and where that reaches bound both hints become the first split that does."""
+    cdef int k = row_hint[0]
+    cdef int best, v
+    cdef int m = min(max(mid, lo), hi)
+    if lo <= k < hi:
+        v = (xs[k] if k < mid else xo[k]) + y[k]
+        if v >= bound:
+            col_hint[0] = k
+            return v
+    k = col_hint[0]
+    if lo <= k < hi:
+        v = (xs[k] if k < mid else xo[k]) + y[k]
+        if v >= bound:
+            row_hint[0] = k
+            return v
+    best = max_sum_to(xs, y, lo, m, 2 * NM_NEG, bound)
+    if best < bound:
+        best = max_sum_to(xo, y, m, hi, best, bound)
+        if best < bound:
+            return best                     # the hints stay: no split reaches the bound
+    for k in range(lo, hi):
+        if (xs[k] if k < mid else xo[k]) + y[k] == best:
+            row_hint[0] = k
+            col_hint[0] = k
+            break
     return best
 
 
@@ -342,6 +394,7 @@ cdef inline void chart_over(Chart* c, NMOracle* o, int S, int* X, int B, int fir
     c.tree_left = o.tree_left
     c.root_weight = o.root_weight
     c.seg_deps = o.seg_deps
+    c.hints = o.hints
     c.bounded = not o.no_bound
     if c.bounded:
         fill_pos_heads(o, S)
@@ -353,12 +406,16 @@ cdef void chart_rows(const NMOracle* o, Chart* c) noexcept nogil:
     later rows of its column), the rest read from the shared chart: oracle_arrays.
     eisner_inside's recurrences (a sum floored once at the end equals its sums floored one
     by one). Cell (s, t) is the call's iff t > seg_end[s] (equivalently s < seg_start[t]).
-    The shared cells such a cell reads, row s up to seg_end[s] and column t from
-    seg_start[t] on, are first copied into the call's arrays, so that every split loop is
-    one contiguous loop (split in three at the segment ends, the loops were mostly
-    remainders: 20% slower on test_long_sentences' walk)."""
+    The shared cells such a cell reads in column t, from seg_start[t] on, are first copied
+    into the call's columns, so that the column side of every split loop is contiguous
+    (split in three at the segment ends, the loops were mostly remainders: 20% slower on
+    test_long_sentences' walk); row s up to seg_end[s] is read in place (max_hinted's two
+    pieces: with the hinted splits few loops run whole, and copying the rows' shared
+    starts was 81% of the ints copied on the training walk's states)."""
     cdef int S = c.S
     cdef int s, t, r, b, es, ft, b0, split, best, u, hs, ht, d
+    cdef int h_split, h_cl, h_cr, h_t            # the row's hints (max_hinted)
+    cdef int* hc = c.hints                       # the columns': split, Cl, Cr, T
     cdef int u_seg = 0                          # u(s, seg_end[s]): s's segment's own arcs
     cdef int root_from = S                      # the first FREE gold root from row s on
     cdef int* rw = c.root_weight
@@ -367,18 +424,18 @@ cdef void chart_rows(const NMOracle* o, Chart* c) noexcept nogil:
     cdef int* Crs
     cdef int* Cls
     cdef int* Irs
+    cdef const int* shCrs                       # row s's shared start, read in place
+    cdef const int* shCls
+    cdef const int* shIrs
     cdef int* Ta
     cdef int* V = c.tree_left
+    for s in range(4 * S):
+        hc[s] = -1
     for s in range(S):
         c.Cr[s * S + s] = 0
         c.Cl[s * S + s] = 0
         c.CrC[s * S + s] = 0
         c.ClC[s * S + s] = 0
-        es = c.seg_end[s]
-        if s <= es < S - 1:                 # row s has cells of its own: its shared start
-            copy_ints(c.Cr + s * S, sh_row(c, c.shCr, s), s, es + 1)
-            copy_ints(c.Cl + s * S, sh_row(c, c.shCl, s), s, es + 1)
-            copy_ints(c.Ir + s * S, sh_row(c, c.shIr, s), s, es + 1)
         ft = c.seg_start[s]                 # column s, read by the rows before ft
         if 0 < ft <= s:
             copy_ints(c.CrC + s * S, sh_row(c, c.shCrC, s), ft, s + 1)
@@ -416,10 +473,20 @@ cdef void chart_rows(const NMOracle* o, Chart* c) noexcept nogil:
         Crs = c.Cr + s * S
         Cls = c.Cl + s * S
         Irs = c.Ir + s * S
+        if es >= s:                         # split k < es + 1 reads the shared row
+            shCrs = sh_row(c, c.shCr, s)
+            shCls = sh_row(c, c.shCl, s)
+            shIrs = sh_row(c, c.shIr, s)
+        else:                               # es = s - 1: none read
+            shCrs = Crs
+            shCls = Cls
+            shIrs = Irs
         b0 = max(s, es + 1)                 # the row's first cell of its own
         # u: the items of s..t whose weight-1 arc comes from an item of s..t ("Split
         # bounds", module docstring), by t from b0 on
         u = u_seg if es >= s else 0
+        c.span_arcs[s] = 0                  # T[s][s]'s bound (row s's own where es < s)
+        h_split = h_cl = h_cr = h_t = -1
         for t in range(max(s + 1, b0), S):
             if c.bounded:
                 u += (s <= ph[t] < t) + c.left_deps[t]
@@ -427,28 +494,32 @@ cdef void chart_rows(const NMOracle* o, Chart* c) noexcept nogil:
             hs = c.bounded and s < ph[s] <= t   # s's own arc inside: s heads the span
             ht = c.bounded and s <= ph[t] < t
             # Ir, Il: Cr[s][k] + Cl[k + 1][t], k = s..t-1 (s and t both heads)
-            split = max(max_sum_to(Crs, c.ClC + t * S + 1, s, t, 2 * NM_NEG,
-                                   u - hs - ht + cap), NM_NEG)
+            split = max(max_hinted(shCrs, Crs, es + 1, c.ClC + t * S + 1, s, t,
+                                   u - hs - ht + cap, &h_split, hc + t), NM_NEG)
             Irs[t] = add_floored(split, item_arc_weight(o, s, t), NM_NEG)
             c.IlC[t * S + s] = add_floored(split, item_arc_weight(o, t, s), NM_NEG)
             # Cl: Cl[s][k] + Il[k][t], k = s..t-1 (t heads)
-            best = max(max_sum_to(Cls, c.IlC + t * S, s, t, 2 * NM_NEG, u - ht + cap), NM_NEG)
+            best = max(max_hinted(shCls, Cls, es + 1, c.IlC + t * S, s, t, u - ht + cap, &h_cl,
+                                  hc + S + t), NM_NEG)
             Cls[t] = best
             c.ClC[t * S + s] = best
             # Cr: Ir[s][k] + Cr[k][t], k = s+1..t (s heads)
-            best = max(max_sum_to(Irs, c.CrC + t * S, s + 1, t + 1, 2 * NM_NEG, u - hs + cap),
-                       NM_NEG)
+            best = max(max_hinted(shIrs, Irs, es + 1, c.CrC + t * S, s + 1, t + 1, u - hs + cap,
+                                  &h_cr, hc + 2 * S + t), NM_NEG)
             Crs[t] = best
             c.CrC[t * S + s] = best
         # T row s, b >= b0: the tree's root r with its left part, V[r] = Cl[s][r] + its root
         # arc (rw), plus Cr[r][b] (column b: contiguous). Bound: the span's arcs of weight 1
         # (span_arcs) plus 1 if a FREE gold root is among the items ("Split bounds")
-        for r in range(s, S):
-            V[r] = Cls[r] + rw[r]           # >= NM_NEG but for the excluded HEADED items
+        for r in range(s, es + 1):
+            V[r] = shCls[r] + rw[r]         # >= NM_NEG but for the excluded HEADED items
+        for r in range(max(s, es + 1), S):
+            V[r] = Cls[r] + rw[r]
         Ta = c.T + s * S
         for b in range(b0, S):
-            Ta[b] = max(max_sum_to(V, c.CrC + b * S, s, b + 1, 2 * NM_NEG,
-                                   c.span_arcs[b] + (root_from <= b) + cap), NM_NEG)
+            Ta[b] = max(max_hinted(V, V, s, c.CrC + b * S, s, b + 1,
+                                   c.span_arcs[b] + (root_from <= b) + cap, &h_t, hc + 3 * S + b),
+                        NM_NEG)
 
 
 cdef void nm_shared_chart(NMOracle* o, int w) noexcept nogil:
@@ -610,12 +681,14 @@ cdef int run_best(NMOracle* o, int size) noexcept nogil:
 
 cdef inline void top_row(int* top1, const int* Ta, int ta, int lo, int hi) noexcept nogil:
     """top1[b] = max(top1[b], ta + Ta[b]) for b in lo..hi-1 where Ta[b] is a tree (above
-    NM_NEG): run_best's forests, one row of T."""
-    cdef int b, v
+    NM_NEG): run_best's forests, one row of T. Every top1[b] is stored, so that the loop
+    vectorizes (the conditional store did not: 70% of run_best's own CPU on the training
+    walk's states)."""
+    cdef int b, v, w
     for b in range(lo, hi):
         v = ta + Ta[b] if Ta[b] > NM_NEG else NM_NEG
-        if v > top1[b]:
-            top1[b] = v
+        w = top1[b]
+        top1[b] = v if v > w else w
 
 
 cdef inline bint spend(NMOracle* o, long cells) noexcept nogil:
@@ -757,8 +830,9 @@ cdef class NMOracleTable(OracleOwner):
 
     @property
     def no_bound(self):
-        """Every split loop runs over all its splits (the reference the split bounds are
-        tested against) instead of stopping once it reaches its cell's bound."""
+        """Every split loop runs over all its splits (the reference the split bounds and
+        the hinted splits are tested against) instead of stopping once it reaches its
+        cell's bound."""
         return bool(self.c.no_bound)
 
     @no_bound.setter
