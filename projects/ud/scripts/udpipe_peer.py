@@ -273,7 +273,7 @@ def train(treebank, variant, out: Path, *, ud_root=None, pipeline="parser", tagg
         return None
     if stage == "parser" and not (tagger_record.exists() and (tagger_dir / TAGGER_MODEL).exists()):
         raise SystemExit(f"no trained tagger in {tagger_dir}: run --stage tagger first"
-                         + (f" (--variant {tagger_dir.name} --stage tagger)" if tagger_dir != out else ""))
+                         + (" with that folder's --variant" if tagger_dir != out else ""))
     out.mkdir(parents=True, exist_ok=True)
     # what this stage makes stale: the finished model and its scores, and the logs of the
     # other way (e.g. the empty udpipe_train.log of a one-call training killed with its
@@ -479,9 +479,7 @@ def main(argv=None):
     ap.add_argument("--reevaluate", action="store_true", help="re-parse and re-score, no retraining")
     args = ap.parse_args(argv)
     if args.tagger_from is not None:
-        parser_options(args.tagger_from)
-        if args.stage != "parser":
-            raise SystemExit(f"--tagger-from is for --stage parser, not --stage {args.stage}")
+        parser_options(args.tagger_from)     # fail early on a typo; train() checks the stage
     for treebank in args.treebanks.split(","):
         for variant in args.variants.split(","):
             parser_options(variant)     # fail early on a typo
