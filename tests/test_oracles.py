@@ -654,6 +654,71 @@ def test_model_best_target_trains_towards_one_zero_cost_class(system, options):
     assert several > 0
 
 
+def _tempered_target_loss(scores, costs, is_valid, temperature):
+    """tempered_log_loss written out in numpy: spaCy's softmax over every class minus
+    q_i = exp(score_i / T) normalised over the zero-cost classes."""
+    import numpy
+
+    scores = scores.astype("f8")
+    cost_min = min(c for c, v in zip(costs, is_valid) if v)
+    zero = numpy.array([c <= cost_min for c in costs]) & numpy.array(is_valid, dtype=bool)
+    p = numpy.exp(scores - scores.max())
+    d = p / p.sum()
+    q = numpy.exp(numpy.where(zero, (scores - scores[zero].max()) / temperature, -numpy.inf))
+    return d - q / q.sum(), zero
+
+
+@pytest.mark.parametrize("system, options", TARGET_SYSTEMS)
+def test_target_temperature_reweights_the_zero_cost_target(system, options):
+    """moves.step_batch with system_options.target_temperature T: d_scores is spaCy's
+    softmax minus q, q_i ∝ exp(score_i / T) over the training target's zero-cost classes
+    (checked against numpy); T = 1 is spaCy's own cpu_log_loss, T -> 0 the model_best
+    target's gradient, T -> infinity an even target over the zero-cost classes. The move
+    taken does not depend on T."""
+    import numpy
+
+    rng = random.Random(18)
+    nprng = numpy.random.default_rng(18)
+    several = 0
+    for _ in range(60):
+        n, gold, labels, walk = _labelled_walk(system, options, rng)
+        if walk.is_final():
+            continue
+        scores = nprng.normal(scale=2.0, size=(1, walk.moves.n_moves)).astype("f")
+        is_valid, costs = walk.moves._sim_class_costs(walk.state, walk._gold(gold, labels),
+                                                      training=True)
+        rows, after = {}, {}
+        for temperature in (1.0, 0.5, 3.0, 1e-4, 1e4):
+            sim, d_scores = _training_step(walk, gold, labels, scores, follow_oracle=False,
+                                           target_temperature=temperature, **options)
+            rows[temperature], after[temperature] = d_scores[0], sim.key()
+            expected, zero = _tempered_target_loss(scores[0], costs, is_valid, temperature)
+            assert numpy.allclose(d_scores[0], expected, atol=1e-5), (system, temperature, walk)
+        assert len(set(after.values())) == 1
+        _, best_row = _training_step(walk, gold, labels, scores, follow_oracle=False,
+                                     target="model_best", **options)
+        assert numpy.allclose(rows[1e-4], best_row[0], atol=1e-5)
+        q = (numpy.exp(scores[0] - scores[0].max()) / numpy.exp(scores[0] - scores[0].max()).sum()
+             - rows[1e4])[zero]
+        assert numpy.allclose(q, 1.0 / zero.sum(), atol=1e-3)
+        if zero.sum() > 1:
+            several += 1
+            assert not numpy.allclose(rows[0.5], rows[1.0], atol=1e-4)
+    assert several > 0
+
+
+def test_target_temperature_is_checked():
+    for bad in (0, -1.0, float("inf"), float("nan"), "hot", True):
+        with pytest.raises(ValueError, match=r"target_temperature=.* is not a finite number > 0"):
+            Simulator("arc_hybrid", 3, target_temperature=bad)
+    with pytest.raises(ValueError, match="target='model_best' trains towards one class"):
+        Simulator("swap", 3, target="model_best", target_temperature=0.5)
+    assert Simulator("swap", 3, target="model_best").moves.cfg["target_temperature"] == 1.0
+    assert Simulator("attardi", 3, target_temperature="2").moves.cfg["target_temperature"] == 2.0
+    with pytest.raises(ValueError, match="has no option"):
+        Simulator("easy_first", 3, target_temperature=2.0)
+
+
 @pytest.mark.parametrize("system, options", [("attardi", {"degree": 2, "max_rho": 3}),
                                              ("attardi", {"degree": 3, "max_rho": 4}),
                                              ("lr_spine", {"max_k": 2, "budget": 3}),

@@ -15,7 +15,7 @@ from collections import Counter
 import numpy
 
 from cymem.cymem cimport Pool
-from libc.math cimport INFINITY
+from libc.math cimport INFINITY, exp
 from libcpp.vector cimport vector
 
 from spacy.ml.parser_model cimport cpu_log_loss
@@ -46,6 +46,12 @@ COMMON_OPTIONS = {
     # multi-label loss), the model's own best-scoring one ("model_best", Goldberg & Nivre's
     # update), or the static oracle's move where it is optimal ("static")
     "target": "all",
+    # greedy training target: the temperature T of the distribution the log loss pulls the
+    # zero-cost classes towards, q_i ∝ exp(score_i / T) (tempered_log_loss). 1.0 is spaCy's
+    # loss (q is the model's own distribution over them); below 1 it sharpens towards the
+    # model's best one (target="model_best" is the limit T → 0), above 1 it flattens towards
+    # an even spread over every optimal move (issue 19: spurious ambiguity)
+    "target_temperature": 1.0,
     # greedy training target: the moves that decide nothing, SHIFT and arc_eager_nm's
     # unshifting REDUCE, are targets wherever they are optimal ("free"), or only where no
     # other move is ("last"): under arc_eager_nm's exact costs they are always optimal, so
@@ -75,8 +81,8 @@ COMMON_OPTIONS = {
 # targets narrow it, cut_path chooses a path through it, bounded_costs reads its guard. A
 # static oracle has one zero-cost move per state and no guard, so they change nothing there
 # (a run id of a static oracle does not name them: projects/ud/scripts/matrix.py)
-DYNAMIC_ONLY_OPTIONS = ("eager_root", "close_sentences", "keep_sentences", "target", "defer",
-                        "cut_path", "bounded_costs")
+DYNAMIC_ONLY_OPTIONS = ("eager_root", "close_sentences", "keep_sentences", "target",
+                        "target_temperature", "defer", "cut_path", "bounded_costs")
 TARGETS = ("all", "model_best", "static")
 DEFERS = ("free", "last", "repairs_last")
 # The exploration rules (the factory's explore_rule; parser.follow_oracle_mask draws which
@@ -393,6 +399,8 @@ cdef class DynOracleSystem(TransitionSystem):
             if self.cfg[key] not in choices:
                 raise ValueError(f"system option {key}={self.cfg[key]!r} is not one of "
                                  f"{list(choices)}")
+        self.cfg["target_temperature"] = check_target_temperature(
+            self.cfg["target_temperature"], self.cfg["target"])
         self.set_oracle(oracle)
         self.declare_moves()
         self.check_label_sets()
@@ -958,6 +966,8 @@ cdef class DynOracleSystem(TransitionSystem):
         cdef bint skip_bounded = self.cfg.get("bounded_costs", "train") == "skip"
         cdef bint trained
         cdef int off_path = 0
+        # 1.0 calls spaCy's own loss, so the default trains bit for bit as before
+        cdef double temperature = self.cfg.get("target_temperature", 1.0)
         if explore_rule not in EXPLORE_RULES:
             raise ValueError(f"explore_rule={explore_rule!r} is not one of {list(EXPLORE_RULES)}")
         # "prob" and "anneal" differ in how many states explore (follow_oracle), not in
@@ -976,7 +986,11 @@ cdef class DynOracleSystem(TransitionSystem):
                 best_zero_cost_target(n, is_valid, costs, &scores[i, 0])
             trained = not (skip_bounded and not self.use_static and self.last_costs_bounded())
             if trained:
-                cpu_log_loss(&d_scores[i, 0], costs, is_valid, &scores[i, 0], n)
+                if temperature == 1.0:
+                    cpu_log_loss(&d_scores[i, 0], costs, is_valid, &scores[i, 0], n)
+                else:
+                    tempered_log_loss(&d_scores[i, 0], costs, is_valid, &scores[i, 0], n,
+                                      temperature)
                 for j in range(n):
                     if is_valid[j] and costs[j] <= 0:
                         seen[j] = 1
@@ -1284,6 +1298,55 @@ cdef void best_zero_cost_target(int n, const int* is_valid, weight_t* costs,
     for i in range(n):
         if i != best and is_valid[i] and costs[i] <= 0:
             costs[i] = 1
+
+
+def check_target_temperature(value, target):
+    """The system option target_temperature as a float: finite and > 0, and only 1.0 with
+    target="model_best" (one target class leaves nothing to weigh)."""
+    try:
+        temperature = float(value)
+    except (TypeError, ValueError):
+        temperature = None
+    if isinstance(value, bool) or temperature is None or not (0.0 < temperature < INFINITY):
+        raise ValueError(f"system option target_temperature={value!r} is not a finite number "
+                         f"> 0 (1.0: spaCy's loss; below 1 sharper, above 1 flatter)")
+    if temperature != 1.0 and target == "model_best":
+        raise ValueError(f"system option target_temperature={value!r} needs target='all' or "
+                         f"'static': target='model_best' trains towards one class (the limit "
+                         f"of target_temperature -> 0), so only 1.0 is valid with it")
+    return temperature
+
+
+cdef void tempered_log_loss(float* d_scores, const weight_t* costs, const int* is_valid,
+                            const float* scores, int n, double temperature) noexcept nogil:
+    """spaCy's multi-label log loss (spacy.ml.parser_model.cpu_log_loss, the same softmax
+    over every class and the same zero-cost set) with the target distribution at a
+    temperature: d_i = softmax(scores)_i - q_i, q_i = exp(score_i / T) / sum over the
+    zero-cost classes, 0 elsewhere. T = 1 is cpu_log_loss (the gradient of
+    -log sum_zero-cost p_i); T -> 0 puts q on the best-scoring zero-cost class
+    (best_zero_cost_target); T -> infinity spreads it evenly over them."""
+    cdef int i
+    cdef int guess = -1, best = -1
+    cdef float min_cost = 1
+    cdef double z = 1e-10, gz = 1e-10
+    for i in range(n):
+        if guess == -1 or scores[i] > scores[guess]:
+            guess = i
+        if is_valid[i] and costs[i] < min_cost:
+            min_cost = costs[i]
+    for i in range(n):
+        if is_valid[i] and costs[i] <= min_cost and (best == -1 or scores[i] > scores[best]):
+            best = i
+    if best == -1 or guess == -1:
+        return                     # as cpu_log_loss: no zero-cost class, no loss
+    for i in range(n):
+        z += exp(scores[i] - scores[guess])
+        if costs[i] <= costs[best]:
+            gz += exp((scores[i] - scores[best]) / temperature)
+    for i in range(n):
+        d_scores[i] = exp(scores[i] - scores[guess]) / z
+        if costs[i] <= costs[best]:
+            d_scores[i] -= exp((scores[i] - scores[best]) / temperature) / gz
 
 
 cdef void training_target(DynOracleSystem system, const TargetOptions* options,
