@@ -591,6 +591,48 @@ def test_final_table_keeps_the_issue_rows_in_order_and_marks_deltas_inside_the_s
     assert "99.00" not in "\n".join(lines)
 
 
+def test_issue19_scoreboard_decides_an_item_only_at_three_seeds_and_chooses_on_dev():
+    """Issue 19's items from the records: item 1 is met / missed only when the dynamic and
+    the static row both have 3 seeds (open, with the seeds so far, before); items 2 and 3
+    compare the best non-projective and the best projective row, each chosen on dev among
+    the rows with 3 seeds (a row best on test but not on dev is not chosen), by test LAS with
+    gold sentences, against the treebank's own thresholds."""
+    import report
+
+    def run(tb, rid, system, seed, gold_las, dev_las, np_r=10.0):
+        r = _fake_run(tb, rid, system, "dynamic", True, seed, 0.0)
+        r["test_gold_sents"] = {"LAS": {"f1": gold_las}, "NonProjArcs": {"recall": np_r}}
+        r["dev"] = {"LAS": {"f1": dev_las}}
+        return r
+
+    hu, la = "UD_Hungarian-Szeged", "UD_Latin-Perseus"
+    runs = []
+    for s in range(3):
+        runs += [run(hu, "swap-dynamic", "swap", s, 66.0, 67.0, 41.0),
+                 run(hu, "swap-static-lazy", "swap", s, 65.0 + s, 66.0),    # mean 66.0: met
+                 run(hu, "arc_eager_nm-spacy", "arc_eager_nm", s, 66.4, 66.9),
+                 run(hu, "arc_eager-dynamic", "arc_eager", s, 70.0, 60.0),  # best on test only
+                 run(la, "swap-dynamic", "swap", s, 45.0, 50.0, 20.0),
+                 run(la, "arc_hybrid-dynamic", "arc_hybrid", s, 46.0, 51.0)]
+    runs += [run(la, "swap-static-lazy", "swap", 0, 40.0, 45.0),
+             run(la, "attardi-system_options.targetstatic-dynamic", "attardi", 0, 99.0, 99.0)]
+    for r in runs:
+        r["info"]["pipeline"] = "tagger"
+    lines = report.issue19_scoreboard(report.group(runs))
+    rows = {line.split(" | ")[0]: line for line in lines if line.startswith("| ")}
+    assert rows["| swap"] == "| swap | +5.00: open (3 / 1 seeds) | +0.00: met |"
+    assert rows["| lr_spine"] == "| lr_spine | open (0 / 0 seeds) | open (0 / 0 seeds) |"
+    # Hungarian: swap (dev 67.0) vs arc_eager_nm (dev 66.9; arc_eager is best on test only)
+    assert rows["| Hungarian-Szeged"] == (
+        "| Hungarian-Szeged | swap-dynamic (67.00) | arc_eager_nm-spacy (66.90) | -0.40 (+0.10) "
+        "| met (within 0.5) | 41.0 | met (≥ 40) |")
+    # Latin: attardi's one seed is not a candidate; swap must be above arc_hybrid
+    assert rows["| Latin-Perseus"] == (
+        "| Latin-Perseus | swap-dynamic (50.00) | arc_hybrid-dynamic (51.00) | -1.00 (-1.00) "
+        "| missed (above) | 20.0 | missed (≥ 30) |")
+    assert report.issue19_scoreboard(report.group([run("UD_X", "swap-dynamic", "swap", 0, 1, 1)])) == []
+
+
 def test_report_gives_train_cpu_per_100_updates(tmp_path):
     """Runs that stop at different updates compare by train CPU per 100 updates (issue 23):
     the updates are the last evaluated step of train_log.jsonl; a run without its CPU or log

@@ -213,6 +213,88 @@ def final_table(groups, rows=FINAL_ROWS, columns=FINAL_COLUMNS):
     return lines
 
 
+#: issue 19's done-when, item 1: each non-projective system's default dynamic row against its
+#: static oracle's row (swap: static-lazy, the static oracle of Nivre, Kuhlmann and Hall 2009
+#: the package's swap page compares against)
+ISSUE19_ORACLE_PAIRS = [
+    ("attardi, degree 2", "attardi-system_options.targetstatic-dynamic", "attardi-static"),
+    ("attardi, degree 3", "attardi-degree3-system_options.targetstatic-dynamic", "attardi-degree3-static"),
+    ("swap", "swap-dynamic", "swap-static-lazy"),
+    ("lr_spine", "lr_spine-dynamic", "lr_spine-static"),
+]
+#: items 2 and 3: per treebank, the least Δ LAS (best native non-projective configuration minus
+#: the best projective one; above = > 0) and the least recall of the gold non-projective arcs
+ISSUE19_TARGETS = {
+    "UD_Latin-Perseus": ("above", 30.0),
+    "UD_Ancient_Greek-PTNK": ("above", 40.0),
+    "UD_Hungarian-Szeged": ("within 0.5", 40.0),
+    "UD_Greek-GDT": ("within 0.5", None),
+}
+NONPROJECTIVE_SYSTEMS = ("swap", "attardi")
+PROJECTIVE_SYSTEMS = ("arc_eager", "arc_eager_nm", "arc_hybrid", "arc_standard", "lr_spine", "easy_first")
+FINAL_SEEDS = 3
+
+
+def issue19_scoreboard(groups):
+    """Issue 19's done-when items 1-3, read off the records: test LAS with gold sentences
+    (the final tables' headline), mean over seeds; an item is met or missed only when both
+    of its rows have FINAL_SEEDS seeds, otherwise it is open with the seeds so far. The
+    configurations of items 2 and 3 are chosen on dev LAS among each treebank's rows with
+    FINAL_SEEDS seeds, as the results' comparisons choose them."""
+    las, gold = ("LAS", "f1"), "test_gold_sents"
+    by_tb = {tb: by_id for (tb, pipe), by_id in groups.items() if tb in ISSUE19_TARGETS}
+    if not by_tb:
+        return []
+    tbs = [tb for tb in ISSUE19_TARGETS if tb in by_tb]
+    seeds = lambda rs: sum(value(r, gold, las) is not None for r in rs)
+    lines = ["## Issue 19's done-when, from the records", "",
+             f"Test LAS with gold sentences, mean over seeds (seeds); met / missed once both rows "
+             f"have {FINAL_SEEDS} seeds, open before. Item 1: each system's default dynamic "
+             f"oracle minus its static oracle (≥ 0 meets it).", "",
+             "| item 1: dynamic − static | " + " | ".join(tb.replace("UD_", "") for tb in tbs) + " |",
+             "|---|" + "---|" * len(tbs)]
+    for label, dyn, static in ISSUE19_ORACLE_PAIRS:
+        cells = []
+        for tb in tbs:
+            d, s = by_tb[tb].get(dyn, []), by_tb[tb].get(static, [])
+            dm, sm = mean_of(d, las, gold), mean_of(s, las, gold)
+            if dm is None or sm is None:
+                cells.append(f"open ({seeds(d)} / {seeds(s)} seeds)")
+                continue
+            verdict = ("met" if dm >= sm else "missed") \
+                if min(seeds(d), seeds(s)) >= FINAL_SEEDS else f"open ({seeds(d)} / {seeds(s)} seeds)"
+            cells.append(f"{dm - sm:+.2f}: {verdict}")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    lines += ["", "Items 2 and 3: the best native non-projective configuration (swap or attardi) "
+              "and the best projective one of the package, each chosen on dev LAS among the rows "
+              f"with {FINAL_SEEDS} seeds; Δ = test LAS of the first minus the second (dev in "
+              "brackets); NP R = the first's recall of the gold non-projective arcs on test.", "",
+              "| treebank | non-projective (dev) | projective (dev) | Δ test (dev) | item 2 | NP R | item 3 |",
+              "|---|---|---|--:|---|--:|---|"]
+    for tb in tbs:
+        full = {rid: rs for rid, rs in by_tb[tb].items() if seeds(rs) >= FINAL_SEEDS}
+
+        def best(systems):
+            rows = [rid for rid, rs in full.items() if rs[0]["info"]["system"] in systems]
+            return max(rows, key=lambda rid: mean_of(full[rid], las, "dev") or 0.0, default=None)
+
+        n, p = best(NONPROJECTIVE_SYSTEMS), best(PROJECTIVE_SYSTEMS)
+        if n is None or p is None:
+            lines.append(f"| {tb.replace('UD_', '')} | {n or '–'} | {p or '–'} | | open | | open |")
+            continue
+        delta = mean_of(full[n], las, gold) - mean_of(full[p], las, gold)
+        dev_delta = mean_of(full[n], las, "dev") - mean_of(full[p], las, "dev")
+        rule, least_recall = ISSUE19_TARGETS[tb]
+        met2 = delta > 0 if rule == "above" else delta >= -0.5
+        recall = mean_of(full[n], ("NonProjArcs", "recall"), gold)
+        item3 = "–" if least_recall is None else \
+            ("met" if recall >= least_recall else "missed") + f" (≥ {least_recall:.0f})"
+        lines.append(f"| {tb.replace('UD_', '')} | {n} ({mean_of(full[n], las, 'dev'):.2f}) | "
+                     f"{p} ({mean_of(full[p], las, 'dev'):.2f}) | {delta:+.2f} ({dev_delta:+.2f}) | "
+                     f"{'met' if met2 else 'missed'} ({rule}) | {recall:.1f} | {item3} |")
+    return lines + [""]
+
+
 def group(runs):
     groups = defaultdict(list)   # (treebank, pipeline) -> run id -> [runs]
     for run in runs:
@@ -641,6 +723,7 @@ def main(argv=None):
             lines += [note, ""]
     lines += summary(groups)
     lines += final_table(groups)
+    lines += issue19_scoreboard(groups)
     for (tb, pipe), by_id in groups.items():
         lines += [f"## {tb} ({pipe} pipeline)", ""]
         tbl, _ = table(by_id)
