@@ -625,11 +625,11 @@ def test_issue19_scoreboard_decides_an_item_only_at_three_seeds_and_chooses_on_d
     # Hungarian: swap (dev 67.0) vs arc_eager_nm (dev 66.9; arc_eager is best on test only)
     assert rows["| Hungarian-Szeged"] == (
         "| Hungarian-Szeged | swap-dynamic (67.00) | arc_eager_nm-spacy (66.90) | -0.40 (+0.10) "
-        "| met (within 0.5) | 41.0 | met (≥ 40) |")
+        "| met (within 0.5) | 41.0 | met (≥ 40) | arc_eager-dynamic (60.00) | -4.00 (+7.00) |")
     # Latin: attardi's one seed is not a candidate; swap must be above arc_hybrid
     assert rows["| Latin-Perseus"] == (
         "| Latin-Perseus | swap-dynamic (50.00) | arc_hybrid-dynamic (51.00) | -1.00 (-1.00) "
-        "| missed (above) | 20.0 | missed (≥ 30) |")
+        "| missed (above) | 20.0 | missed (≥ 30) | arc_hybrid-dynamic (51.00) | -1.00 (-1.00) |")
     assert report.issue19_scoreboard(report.group([run("UD_X", "swap-dynamic", "swap", 0, 1, 1)])) == []
 
 
