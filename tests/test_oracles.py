@@ -368,7 +368,7 @@ def test_lr_spine_on_nonprojective_gold_rate(max_k):
 # checked against (arc_eager turns close_sentences and keep_sentences on by default).
 # every zero-cost move a target: what the exact costs give, whatever a system's defaults narrow
 PLAIN_TARGET = {"eager_root": False, "close_sentences": False, "keep_sentences": False,
-                "target": "all"}
+                "target": "all", "target_temperature": 1.0}
 
 
 @pytest.mark.parametrize("system", ["arc_standard", "lr_spine", "arc_hybrid", "arc_eager", "swap", "attardi"])

@@ -400,7 +400,8 @@ cdef class DynOracleSystem(TransitionSystem):
                 raise ValueError(f"system option {key}={self.cfg[key]!r} is not one of "
                                  f"{list(choices)}")
         self.cfg["target_temperature"] = check_target_temperature(
-            self.cfg["target_temperature"], self.cfg["target"])
+            self.cfg["target_temperature"], self.cfg["target"],
+            explicit="target_temperature" in options)
         self.set_oracle(oracle)
         self.declare_moves()
         self.check_label_sets()
@@ -1300,9 +1301,10 @@ cdef void best_zero_cost_target(int n, const int* is_valid, weight_t* costs,
             costs[i] = 1
 
 
-def check_target_temperature(value, target):
-    """The system option target_temperature as a float: finite and > 0, and only 1.0 with
-    target="model_best" (one target class leaves nothing to weigh)."""
+def check_target_temperature(value, target, explicit=True):
+    """The system option target_temperature as a float: finite and > 0. With
+    target="model_best" one target class leaves nothing to weigh: a value the config sets
+    (explicit) must be 1.0, a system's default becomes 1.0."""
     try:
         temperature = float(value)
     except (TypeError, ValueError):
@@ -1311,6 +1313,8 @@ def check_target_temperature(value, target):
         raise ValueError(f"system option target_temperature={value!r} is not a finite number "
                          f"> 0 (1.0: spaCy's loss; below 1 sharper, above 1 flatter)")
     if temperature != 1.0 and target == "model_best":
+        if not explicit:
+            return 1.0
         raise ValueError(f"system option target_temperature={value!r} needs target='all' or "
                          f"'static': target='model_best' trains towards one class (the limit "
                          f"of target_temperature -> 0), so only 1.0 is valid with it")
