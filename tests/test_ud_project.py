@@ -142,7 +142,8 @@ def test_settings_variant_reaches_both_parsers_in_their_own_folders(tmp_path):
         text = " ".join(train_command(varied, files, tmp_path / "out", settings=settings))
         assert "--components.parser.model.extra_state_tokens true" in text
     dyn = matrix.with_variant(matrix.make_run("swap", "dynamic"), "est")
-    assert with_schedule(with_schedule(dyn, 2, 0.5), 2, 0.5).id == "swap-dynamic-k2-p0.5+est"
+    assert with_schedule(with_schedule(dyn, 2, 0.5), 2, 0.5).id == \
+        "swap-system_options.target_temperature2.0-dynamic-k2-p0.5+est"   # swap's default T is named
     with pytest.raises(SystemExit, match="--variant"):
         run_matrix.main(["--treebanks", "UD_X", "--run", "spacy", "--dry-run",
                          "--set", "components.parser.model.extra_state_tokens=true"])
@@ -172,7 +173,7 @@ def test_a_dynamic_run_that_would_never_explore_is_named(capsys):
     run_matrix.main(["--treebanks", "UD_X", "--epochs", "2", "--explore-after", "2", "--dry-run",
                      "--run", "swap:dynamic", "--run", "arc_hybrid:static"])
     out = capsys.readouterr().out
-    assert "warning: swap-dynamic-k2 never explores" in out and "arc_hybrid-static never" not in out
+    assert "warning: swap-system_options.target_temperature2.0-dynamic-k2 never explores" in out and "arc_hybrid-static never" not in out
 
 def test_a_finished_run_is_reused_only_with_the_schedule_it_trained_with(tmp_path, monkeypatch):
     """A run id without -k/-p means the system's default schedule: when that default changes,
@@ -606,13 +607,14 @@ def test_issue19_scoreboard_decides_an_item_only_at_three_seeds_and_chooses_on_d
         return r
 
     hu, la = "UD_Hungarian-Szeged", "UD_Latin-Perseus"
+    SWAP = "swap-system_options.target_temperature2.0-dynamic"    # swap's default dynamic row
     runs = []
     for s in range(3):
-        runs += [run(hu, "swap-dynamic", "swap", s, 66.0, 67.0, 41.0),
+        runs += [run(hu, SWAP, "swap", s, 66.0, 67.0, 41.0),
                  run(hu, "swap-static-lazy", "swap", s, 65.0 + s, 66.0),    # mean 66.0: met
                  run(hu, "arc_eager_nm-spacy", "arc_eager_nm", s, 66.4, 66.9),
                  run(hu, "arc_eager-dynamic", "arc_eager", s, 70.0, 60.0),  # best on test only
-                 run(la, "swap-dynamic", "swap", s, 45.0, 50.0, 20.0),
+                 run(la, SWAP, "swap", s, 45.0, 50.0, 20.0),
                  run(la, "arc_hybrid-dynamic", "arc_hybrid", s, 46.0, 51.0)]
     runs += [run(la, "swap-static-lazy", "swap", 0, 40.0, 45.0),
              run(la, "attardi-system_options.targetstatic-dynamic", "attardi", 0, 99.0, 99.0)]
@@ -624,13 +626,13 @@ def test_issue19_scoreboard_decides_an_item_only_at_three_seeds_and_chooses_on_d
     assert rows["| lr_spine"] == "| lr_spine | open (0 / 0 seeds) | open (0 / 0 seeds) |"
     # Hungarian: swap (dev 67.0) vs arc_eager_nm (dev 66.9; arc_eager is best on test only)
     assert rows["| Hungarian-Szeged"] == (
-        "| Hungarian-Szeged | swap-dynamic (67.00) | arc_eager_nm-spacy (66.90) | -0.40 (+0.10) "
+        f"| Hungarian-Szeged | {SWAP} (67.00) | arc_eager_nm-spacy (66.90) | -0.40 (+0.10) "
         "| met (within 0.5) | 41.0 | met (≥ 40) | arc_eager-dynamic (60.00) | -4.00 (+7.00) |")
     # Latin: attardi's one seed is not a candidate; swap must be above arc_hybrid
     assert rows["| Latin-Perseus"] == (
-        "| Latin-Perseus | swap-dynamic (50.00) | arc_hybrid-dynamic (51.00) | -1.00 (-1.00) "
+        f"| Latin-Perseus | {SWAP} (50.00) | arc_hybrid-dynamic (51.00) | -1.00 (-1.00) "
         "| missed (above) | 20.0 | missed (≥ 30) | arc_hybrid-dynamic (51.00) | -1.00 (-1.00) |")
-    assert report.issue19_scoreboard(report.group([run("UD_X", "swap-dynamic", "swap", 0, 1, 1)])) == []
+    assert report.issue19_scoreboard(report.group([run("UD_X", SWAP, "swap", 0, 1, 1)])) == []
 
 
 def test_report_gives_train_cpu_per_100_updates(tmp_path):
@@ -1109,7 +1111,10 @@ def test_a_systems_own_option_defaults_are_part_of_its_run_id():
     off = matrix.make_run("arc_eager", "dynamic", {"system_options.close_sentences": False,
                                                    "system_options.keep_sentences": False})
     assert off.id != plain.id and "close_sentencesfalse" in off.id
-    assert matrix.make_run("swap", "dynamic").id == "swap-dynamic"
+    assert matrix.make_run("arc_hybrid", "dynamic").id == "arc_hybrid-dynamic"
+    # swap's default temperature is named too, and not on its static oracles, which it cannot change
+    assert matrix.make_run("swap", "dynamic").id == "swap-system_options.target_temperature2.0-dynamic"
+    assert matrix.make_run("swap", "static-lazy").id == "swap-static-lazy"
     assert plain.id in {r.id for r in matrix.system_runs("arc_eager")}
     # training targets act only through a dynamic oracle: a static run is not named by them
     static = matrix.make_run("arc_eager", "static")
