@@ -417,6 +417,24 @@ def test_training_target_defaults_come_from_the_system():
     assert target(make_nlp(transition_system="attardi", system_options={"target": "all"})) == "all"
 
 
+def test_target_temperature_defaults_come_from_the_system(tmp_path):
+    """target_temperature is 2.0 for swap (its common_option_defaults, chosen on dev at
+    convergence: docs/systems/swap.md) and 1.0 (spaCy's loss) for every other system that
+    takes it; an explicit value wins, and it survives save and load."""
+    from spacy_dynoracle import SYSTEMS
+
+    def temperature(nlp):
+        return nlp.get_pipe("dynoracle_parser").moves.cfg.get("target_temperature")
+
+    for name in SYSTEMS:
+        expected = None if name == "easy_first" else (2.0 if name == "swap" else 1.0)
+        assert temperature(make_nlp(transition_system=name)) == expected, name
+    nlp = make_nlp(transition_system="swap", system_options={"target_temperature": 1.0})
+    assert temperature(nlp) == 1.0
+    nlp.to_disk(tmp_path / "model")
+    assert temperature(spacy.load(tmp_path / "model")) == 1.0
+
+
 def test_sentence_target_defaults_come_from_the_system(tmp_path):
     """close_sentences / keep_sentences are on for arc_eager (its common_option_defaults,
     chosen at convergence: docs/systems/arc_eager.md) and off for every other system; an
