@@ -625,6 +625,18 @@ def test_static_target_keeps_the_static_oracles_move_where_it_is_optimal(system,
         assert kept > 0               # and off the path the static move is not always optimal
 
 
+def _live_walks(system, options, seed, n=60):
+    """(gold, labels, walk, numpy rng) for the non-final ones of n random labelled walks."""
+    import numpy
+
+    rng = random.Random(seed)
+    nprng = numpy.random.default_rng(seed)
+    for _ in range(n):
+        _, gold, labels, walk = _labelled_walk(system, options, rng)
+        if not walk.is_final():
+            yield gold, labels, walk, nprng
+
+
 @pytest.mark.parametrize("system, options", TARGET_SYSTEMS)
 def test_model_best_target_trains_towards_one_zero_cost_class(system, options):
     """moves.step_batch with target="model_best": of the zero-cost classes only the
@@ -632,13 +644,8 @@ def test_model_best_target_trains_towards_one_zero_cost_class(system, options):
     step follows; with the default target every zero-cost class may."""
     import numpy
 
-    rng = random.Random(14)
-    nprng = numpy.random.default_rng(14)
     several = 0
-    for _ in range(60):
-        n, gold, labels, walk = _labelled_walk(system, options, rng)
-        if walk.is_final():
-            continue
+    for gold, labels, walk, nprng in _live_walks(system, options, 14):
         zero = {a for a, c in walk.costs(gold, labels).items() if c <= 0}
         scores = nprng.normal(size=(1, walk.moves.n_moves)).astype("f")
         pulled = {}
@@ -677,13 +684,8 @@ def test_target_temperature_reweights_the_zero_cost_target(system, options):
     taken does not depend on T."""
     import numpy
 
-    rng = random.Random(18)
-    nprng = numpy.random.default_rng(18)
     several = 0
-    for _ in range(60):
-        n, gold, labels, walk = _labelled_walk(system, options, rng)
-        if walk.is_final():
-            continue
+    for gold, labels, walk, nprng in _live_walks(system, options, 18):
         scores = nprng.normal(scale=2.0, size=(1, walk.moves.n_moves)).astype("f")
         is_valid, costs = walk.moves._sim_class_costs(walk.state, walk._gold(gold, labels),
                                                       training=True)
