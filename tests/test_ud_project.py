@@ -441,6 +441,61 @@ def test_udpipe_peer_parsers_share_one_tagger(tmp_path):
         assert (run_b / name).read_text() == (run_a / name).read_text(), name
 
 
+def test_udpipe_peer_trains_a_gold_tag_parser_beside_its_tagger(tmp_path):
+    """use_gold_tags=1 with --stage parser: the parser trains before the tagger exists (the
+    two run at once), the next call combines them into the model bytes of the one-call
+    training with use_gold_tags=1, under its own run id; a parser of other options is
+    refused, and a parser on the tagger's tags gives another model (the comparison can fail)."""
+    pytest.importorskip("ufal.udpipe")
+    import json
+    import re
+
+    from udpipe_peer import main
+
+    import random
+
+    root = tmp_path / "ud"
+    folder = _tiny_treebank(root, "UD_Tiny-Dev", {"train": 60, "dev": 9, "test": 12})
+    # a noun's Number at random: no tagger can predict it, so predicted and gold tags differ
+    rng = random.Random(1)
+    for path in folder.glob("*.conllu"):
+        text = path.read_text(encoding="utf-8")
+        path.write_text(re.sub("Number=Sing", lambda m: rng.choice(["Number=Sing", "Number=Plur"]), text),
+                        encoding="utf-8")
+    def args(variant="projective-dynamic", parser="iterations=2;hidden_layer=50;use_gold_tags=1"):
+        return ["--treebank", "UD_Tiny-Dev", "--variant", variant, "--tagger-options", "iterations=2",
+                "--parser-options", parser, "--ud-root", str(root)]
+
+    one_call, staged = tmp_path / "one_call", tmp_path / "staged"
+    main(args() + ["--output", str(one_call)])
+    gold_parser = args() + ["--output", str(staged), "--stage", "parser", "--tagger-from", "projective-dynamic"]
+    with pytest.raises(SystemExit, match="parser trained on gold tags: .*no trained tagger in"):
+        main(gold_parser)
+    run_a = one_call / "UD_Tiny-Dev" / "parser" / "udpipe1-projective-dynamic+gold-tags-s0"
+    run_b = staged / "UD_Tiny-Dev" / "parser" / "udpipe1-projective-dynamic+gold-tags-s0"
+    source = staged / "UD_Tiny-Dev" / "parser" / "udpipe1-projective-dynamic-s0"
+    assert (run_b / "parser.udpipe").exists() and not (run_b / "model.udpipe").exists()
+    parser_bytes = (run_b / "parser.udpipe").read_bytes()
+    with pytest.raises(SystemExit, match="was trained with .* on other data or options"):
+        main(args(parser="iterations=2;hidden_layer=50;use_gold_tags=1;l2=0.4") + gold_parser[-6:])
+    main(args(parser="iterations=2;hidden_layer=50") + ["--output", str(staged), "--stage", "tagger"])
+    main(gold_parser)                      # the parser is kept, the tagger joins it
+    assert (run_b / "parser.udpipe").read_bytes() == parser_bytes
+    assert (run_b / "model.udpipe").read_bytes() == (run_a / "model.udpipe").read_bytes()
+    for name in ("pred_dev.conllu", "pred_test.conllu"):
+        assert (run_b / name).read_text() == (run_a / name).read_text(), name
+    info = json.loads((run_b / "run.json").read_text())
+    assert info["run"] == "udpipe1-projective-dynamic+gold-tags" and list(info["stages"]) == ["tagger", "parser", "combine"]
+    assert info["udpipe"]["parser"].endswith("use_gold_tags=1")
+    assert info["stages"]["tagger"]["shared_from"] == str(source)
+    assert info["train_cpu_seconds"] == round(sum(s["cpu_seconds"] for s in info["stages"].values()), 1)
+    with pytest.raises(SystemExit, match="use_gold_tags='yes': use 1 or 0"):
+        main(args(parser="use_gold_tags=yes") + ["--output", str(staged)])
+    # negative control: the default (predicted tags) on the same tagger makes another model
+    main(args(parser="iterations=2;hidden_layer=50") + ["--output", str(staged), "--stage", "parser"])
+    assert (source / "model.udpipe").read_bytes() != (run_b / "model.udpipe").read_bytes()
+
+
 def _fake_run(tb, rid, system, oracle, dynamic, seed, las, np_r=None, options=None):
     return {"info": {"treebank": tb, "pipeline": "parser", "run": rid, "system": system,
                      "oracle": oracle, "dynamic": dynamic, "options": options or {}, "seed": seed},

@@ -47,6 +47,15 @@ treebank, data and tagger options, or it is refused). The tagger is the one a on
 training of this variant would train (the same data and options give the same bytes), so the
 model is the one --stage all would make; its run.json counts the tagger's CPU seconds in
 train_cpu_seconds, as if it had trained it alone, and names the folder it came from.
+A parser trained on the gold tags (--parser-options use_gold_tags=1, UDPipe's option; run id
+udpipe1-<variant>+gold-tags, not UDPipe's default) needs no tagger to train, so on a
+treebank whose tagger and parser do not fit one session one after the other (English-EWT:
+about 70 + 100 CPU minutes here) the two train at once on two cores: --stage tagger (with
+the default run's --variant) beside --stage parser --tagger-from VARIANT with use_gold_tags=1,
+which trains the parser alone (parser.udpipe, stage_parser.json), then, once the tagger is
+there (run it again if it was not), puts both in model.udpipe (Trainer.train with both from
+file) and evaluates. The model is byte for byte the one-call --stage all with
+use_gold_tags=1 (tests/test_ud_project.py checks it).
 UDPipe 1 has no random seed (training is deterministic: the same data and options give the
 same model bytes), so there is one run, "s0". Finished steps are skipped unless --force
 (retrain and re-evaluate) or --reevaluate (re-parse and re-score with the trained model).
@@ -82,15 +91,30 @@ GREEDY = "beam_search=1"
 STAGES = ("all", "tagger", "parser")
 TAGGER_MODEL = "tagger.udpipe"          # the tagger stage's model (tagger only, no parser)
 TAGGER_RECORD = "stage_tagger.json"     # its record; not run.json, which means a finished model
-STAGE_LOGS = {"all": "udpipe_train.log", "tagger": "udpipe_train_tagger.log", "parser": "udpipe_train_parser.log"}
+STAGE_LOGS = {"all": "udpipe_train.log", "tagger": "udpipe_train_tagger.log", "parser": "udpipe_train_parser.log",
+              "combine": "udpipe_combine.log"}
+GOLD_TAGS = "use_gold_tags"             # UDPipe's parser option: train on the gold tags, not the tagger's
+PARSER_MODEL = "parser.udpipe"          # a parser trained on gold tags alone, before its tagger exists
+PARSER_RECORD = "stage_parser.json"
 STAGE_KEYS = ("model", "log", "seconds", "cpu_seconds", "command")   # a stage in run.json
 N_SENTS = 10      # sentences per training Example in configs/*.cfg ([corpora] n_sents)
 BLANKED = ("LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS")
 _COLUMNS = ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC")
 
 
-def run_id(variant: str) -> str:
-    return f"{SYSTEM}-{variant}"
+def run_id(variant: str, parser_extra: str = "") -> str:
+    """udpipe1-<variant>, with "+gold-tags" for a parser trained on the gold tags (not
+    UDPipe's default, so not the default's row)."""
+    return f"{SYSTEM}-{variant}" + ("+gold-tags" if gold_tags(parser_options(variant, parser_extra)) else "")
+
+
+def gold_tags(parser: str) -> bool:
+    """Whether the parser options train on the gold tags (UDPipe reads use_gold_tags as a
+    boolean: 1 or 0)."""
+    value = option_map(parser).get(GOLD_TAGS, "0")
+    if value not in ("0", "1"):
+        raise SystemExit(f"parser option {GOLD_TAGS}={value!r}: use 1 or 0")
+    return value == "1"
 
 
 def parser_options(variant: str, extra: str = "") -> str:
@@ -239,6 +263,52 @@ def check_settings(out: Path, record: Path, limit: int, dev_limit: int, tagger=N
     return info
 
 
+def check_tagger(tagger_dir: Path, tagger: str, limit: int, dev_limit: int, n_train: int, n_heldout: int):
+    """The record of tagger_dir's staged tagger; SystemExit unless it was trained with these
+    tagger options on this data."""
+    info = check_settings(tagger_dir, tagger_dir / TAGGER_RECORD, limit, dev_limit, tagger)
+    if (info["udpipe"]["train_sentences"], info["udpipe"]["heldout_sentences"]) != (n_train, n_heldout):
+        raise SystemExit(f"{tagger_dir / TAGGER_RECORD} was trained on other data: --stage tagger --force")
+    return info
+
+
+def train_gold_tag_parser(out: Path, tagger_dir: Path, tagger: str, parser: str, data: dict,
+                          limit: int, dev_limit: int) -> dict:
+    """--stage parser with use_gold_tags=1: the parser alone (tagger "none": UDPipe then
+    trains and early-stops on the gold tags, as use_gold_tags=1 does in one call) ->
+    out/parser.udpipe, kept across calls; then tagger_dir's tagger and that parser, both
+    from file, -> out/model.udpipe. SystemExit after the parser if the tagger is not
+    trained yet (it trains at the same time on the other core). Returns the stages."""
+    record_path = out / PARSER_RECORD
+    if record_path.exists() and (out / PARSER_MODEL).exists():
+        parser_info = check_settings(out, record_path, limit, dev_limit)
+        if parser_info["udpipe"]["parser"] != parser or \
+                (parser_info["udpipe"]["train_sentences"], parser_info["udpipe"]["heldout_sentences"]) != \
+                (data["train_sentences"], data["heldout_sentences"]):
+            raise SystemExit(f"{record_path} was trained with {parser_info['udpipe']['parser']!r} "
+                             f"on other data or options: --force to retrain")
+        print(f"parser trained already on gold tags: {out / PARSER_MODEL}", flush=True)
+    else:
+        record = run_trainer(out, PARSER_MODEL, STAGE_LOGS["parser"], "none", parser)
+        parser_info = {"stage": "parser", **record, "settings": {"limit": limit, "dev_limit": dev_limit},
+                       "udpipe": {"method": METHOD, "tokenizer": TOKENIZER, "tagger": "none",
+                                  "parser": parser, **data},
+                       "versions": {**versions(), "ufal.udpipe": udpipe_version()}}
+        write_json(record_path, parser_info)
+    if not ((tagger_dir / TAGGER_RECORD).exists() and (tagger_dir / TAGGER_MODEL).exists()):
+        raise SystemExit(f"parser trained on gold tags: {out / PARSER_MODEL}; no trained tagger in "
+                         f"{tagger_dir} yet: run --stage tagger there, then this command again "
+                         f"to combine the two and evaluate")
+    tagger_info = check_tagger(tagger_dir, tagger, limit, dev_limit, data["train_sentences"],
+                               data["heldout_sentences"])
+    if tagger_dir != out:
+        tagger_info = {**tagger_info, "shared_from": str(tagger_dir)}
+    combine = run_trainer(out, "model.udpipe", STAGE_LOGS["combine"],
+                          f"from_model=file:{(tagger_dir / TAGGER_MODEL).resolve()}",
+                          f"from_model=file:{(out / PARSER_MODEL).resolve()}")
+    return {"tagger": tagger_info, "parser": parser_info, "combine": combine}
+
+
 def train(treebank, variant, out: Path, *, ud_root=None, pipeline="parser", tagger="",
           parser_extra="", force=False, limit=0, dev_limit=0, stage="all", tagger_dir=None):
     """Train UDPipe into out. stage "all": one Trainer.train call (tagger, then the parser
@@ -271,7 +341,11 @@ def train(treebank, variant, out: Path, *, ud_root=None, pipeline="parser", tagg
         check_settings(out, tagger_record, limit, dev_limit, tagger)
         print(f"tagger trained already: {out / TAGGER_MODEL} (--force to retrain)", flush=True)
         return None
-    if stage == "parser" and not (tagger_record.exists() and (tagger_dir / TAGGER_MODEL).exists()):
+    parser = parser_options(variant, parser_extra)
+    gold = gold_tags(parser)
+    tagger_ready = tagger_record.exists() and (tagger_dir / TAGGER_MODEL).exists()
+    # a parser on gold tags trains without the tagger, which it needs only to combine
+    if stage == "parser" and not gold and not tagger_ready:
         raise SystemExit(f"no trained tagger in {tagger_dir}: run --stage tagger first"
                          + (" with that folder's --variant" if tagger_dir != out else ""))
     out.mkdir(parents=True, exist_ok=True)
@@ -280,9 +354,12 @@ def train(treebank, variant, out: Path, *, ud_root=None, pipeline="parser", tagg
     # session); a new tagger, or a one-call training, also drops the staged tagger
     stale = ["model.udpipe", "run.json"] + [p.name for p in out.glob("eval_*.json")]
     if stage == "parser":
-        stale.append(STAGE_LOGS["all"])
+        stale += [STAGE_LOGS["all"], STAGE_LOGS["combine"]]
+        if force or not gold:
+            stale += [PARSER_MODEL, PARSER_RECORD]
     else:
-        stale += [TAGGER_MODEL, TAGGER_RECORD] + [log for name, log in STAGE_LOGS.items() if name != stage]
+        stale += [TAGGER_MODEL, TAGGER_RECORD, PARSER_MODEL, PARSER_RECORD] + \
+            [log for name, log in STAGE_LOGS.items() if name != stage]
     for name in stale:
         (out / name).unlink(missing_ok=True)
     train_select, heldout_path, heldout_select = carve(files)
@@ -290,7 +367,6 @@ def train(treebank, variant, out: Path, *, ud_root=None, pipeline="parser", tagg
     heldout_sents = first_examples(list(read_sentences(heldout_path, select=heldout_select)), dev_limit)
     (out / "train.conllu").write_text(conllu_text(train_sents), encoding="utf-8")
     (out / "heldout.conllu").write_text(conllu_text(heldout_sents), encoding="utf-8")
-    parser = parser_options(variant, parser_extra)
     data = {"train": str(files["train"]), "train_select": train_select,
             "train_sentences": len(train_sents), "train_words": sum(len(s.words) for s in train_sents),
             "heldout": str(heldout_path), "heldout_select": heldout_select,
@@ -308,11 +384,10 @@ def train(treebank, variant, out: Path, *, ud_root=None, pipeline="parser", tagg
         return None
     if stage == "all":
         stages = {"all": run_trainer(out, "model.udpipe", STAGE_LOGS["all"], tagger, parser)}
+    elif gold:
+        stages = train_gold_tag_parser(out, tagger_dir, tagger, parser, data, limit, dev_limit)
     else:
-        tagger_info = check_settings(tagger_dir, tagger_record, limit, dev_limit, tagger)
-        if tagger_info["udpipe"]["train_sentences"] != len(train_sents) or \
-                tagger_info["udpipe"]["heldout_sentences"] != len(heldout_sents):
-            raise SystemExit(f"{tagger_record} was trained on other data: --stage tagger --force")
+        tagger_info = check_tagger(tagger_dir, tagger, limit, dev_limit, len(train_sents), len(heldout_sents))
         from_model = f"from_model=file:{(tagger_dir / TAGGER_MODEL).resolve()}"
         if tagger_dir != out:       # a shared tagger: say whose
             tagger_info = {**tagger_info, "shared_from": str(tagger_dir)}
@@ -320,7 +395,7 @@ def train(treebank, variant, out: Path, *, ud_root=None, pipeline="parser", tagg
                   "parser": run_trainer(out, "model.udpipe", STAGE_LOGS["parser"], from_model, parser)}
     popts = option_map(parser)
     info = {
-        "treebank": treebank, "pipeline": pipeline, "run": run_id(variant), "system": SYSTEM,
+        "treebank": treebank, "pipeline": pipeline, "run": run_id(variant, parser_extra), "system": SYSTEM,
         "oracle": popts.get("transition_oracle", ""),
         "dynamic": popts.get("transition_oracle") == "dynamic",
         "options": {"variant": variant, **popts}, "seed": 0,
@@ -457,7 +532,9 @@ def main(argv=None):
                     help="results group the run joins (folder <treebank>/<pipeline>/)")
     ap.add_argument("--tagger-options", default="", help="UDPipe tagger options (default: UDPipe's)")
     ap.add_argument("--parser-options", default="",
-                    help="UDPipe parser options added to the variant's, e.g. 'iterations=5'")
+                    help="UDPipe parser options added to the variant's, e.g. 'iterations=5'; "
+                         "use_gold_tags=1 (run id +gold-tags) trains the parser on gold tags, "
+                         "with --stage parser beside the tagger (above)")
     ap.add_argument("--ud-root", default=None)
     ap.add_argument("--output", type=Path, default=PROJECT / "training")
     ap.add_argument("--parse-options", default="",
@@ -483,7 +560,7 @@ def main(argv=None):
     for treebank in args.treebanks.split(","):
         for variant in args.variants.split(","):
             parser_options(variant)     # fail early on a typo
-            out = run_dir(args.output, treebank, args.pipeline, run_id(variant), 0)
+            out = run_dir(args.output, treebank, args.pipeline, run_id(variant, args.parser_options), 0)
             tagger_dir = (run_dir(args.output, treebank, args.pipeline, run_id(args.tagger_from), 0)
                           if args.tagger_from else None)
             train(treebank, variant, out, ud_root=args.ud_root, pipeline=args.pipeline,
