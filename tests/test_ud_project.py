@@ -496,6 +496,22 @@ def test_udpipe_peer_trains_a_gold_tag_parser_beside_its_tagger(tmp_path):
     assert (source / "model.udpipe").read_bytes() != (run_b / "model.udpipe").read_bytes()
 
 
+def test_report_peer_cell_prefers_the_peers_default_options():
+    """The UDPipe 1 cell is the best on dev of its runs with default options; a '+' variant
+    (the parser on gold tags) is shown only where the peer has nothing else."""
+    import report
+
+    def run(rid, dev, test):
+        return {"info": {"run": rid, "system": "udpipe1"}, "dev": {"LAS": {"f1": dev}},
+                "test": {"LAS": {"f1": test}, "NonProjArcs": {"recall": 10.0}}}
+
+    default, gold = run("udpipe1-projective-dynamic", 70.0, 71.0), run("udpipe1-projective-dynamic+gold-tags", 72.0, 73.0)
+    both = {"udpipe1-projective-dynamic": [default], "udpipe1-projective-dynamic+gold-tags": [gold]}
+    assert report.peer_cell(both, "test") == "71.00 / 10.0 udpipe1-projective-dynamic (1)"
+    assert report.peer_cell({"udpipe1-projective-dynamic+gold-tags": [gold]}, "test") == \
+        "73.00 / 10.0 udpipe1-projective-dynamic+gold-tags (1)"
+
+
 def _fake_run(tb, rid, system, oracle, dynamic, seed, las, np_r=None, options=None):
     return {"info": {"treebank": tb, "pipeline": "parser", "run": rid, "system": system,
                      "oracle": oracle, "dynamic": dynamic, "options": options or {}, "seed": seed},
