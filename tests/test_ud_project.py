@@ -489,6 +489,8 @@ def test_udpipe_peer_trains_a_gold_tag_parser_beside_its_tagger(tmp_path):
     assert info["udpipe"]["parser"].endswith("use_gold_tags=1")
     assert info["stages"]["tagger"]["shared_from"] == str(source)
     assert info["train_cpu_seconds"] == round(sum(s["cpu_seconds"] for s in info["stages"].values()), 1)
+    with pytest.raises(SystemExit, match="add --tagger-from projective-dynamic"):
+        main(args() + ["--output", str(staged), "--stage", "parser"])
     with pytest.raises(SystemExit, match="use_gold_tags='yes': use 1 or 0"):
         main(args(parser="use_gold_tags=yes") + ["--output", str(staged)])
     # negative control: the default (predicted tags) on the same tagger makes another model

@@ -329,6 +329,14 @@ def train(treebank, variant, out: Path, *, ud_root=None, pipeline="parser", tagg
     if tagger_dir is not None and stage != "parser":
         raise SystemExit(f"--tagger-from is for --stage parser, not --stage {stage}")
     tagger_dir = out if tagger_dir is None else tagger_dir
+    parser = parser_options(variant, parser_extra)
+    gold = gold_tags(parser)
+    # a parser on gold tags trains without the tagger, which it needs only to combine; the
+    # tagger trains meanwhile in the default run's folder, never in this one (whose files a
+    # tagger stage would rewrite under the parser's feet)
+    if stage == "parser" and gold and tagger_dir == out:
+        raise SystemExit(f"a parser on gold tags ({GOLD_TAGS}=1) takes the tagger of the default "
+                         f"run's folder: add --tagger-from {variant}")
     files = treebank_files(treebank, ud_root)
     if limit < 0 or dev_limit < 0:
         raise SystemExit(f"--limit and --dev-limit must be >= 0 (got {limit}, {dev_limit})")
@@ -341,10 +349,7 @@ def train(treebank, variant, out: Path, *, ud_root=None, pipeline="parser", tagg
         check_settings(out, tagger_record, limit, dev_limit, tagger)
         print(f"tagger trained already: {out / TAGGER_MODEL} (--force to retrain)", flush=True)
         return None
-    parser = parser_options(variant, parser_extra)
-    gold = gold_tags(parser)
     tagger_ready = tagger_record.exists() and (tagger_dir / TAGGER_MODEL).exists()
-    # a parser on gold tags trains without the tagger, which it needs only to combine
     if stage == "parser" and not gold and not tagger_ready:
         raise SystemExit(f"no trained tagger in {tagger_dir}: run --stage tagger first"
                          + (" with that folder's --variant" if tagger_dir != out else ""))
