@@ -263,13 +263,19 @@ def check_settings(out: Path, record: Path, limit: int, dev_limit: int, tagger=N
     return info
 
 
-def check_tagger(tagger_dir: Path, tagger: str, limit: int, dev_limit: int, n_train: int, n_heldout: int):
-    """The record of tagger_dir's staged tagger; SystemExit unless it was trained with these
-    tagger options on this data."""
+def tagger_trained(tagger_dir: Path) -> bool:
+    """Whether tagger_dir holds a finished tagger stage (its model and its record)."""
+    return (tagger_dir / TAGGER_RECORD).exists() and (tagger_dir / TAGGER_MODEL).exists()
+
+
+def check_tagger(out: Path, tagger_dir: Path, tagger: str, limit: int, dev_limit: int, n_train: int,
+                 n_heldout: int):
+    """The record of tagger_dir's staged tagger, naming that folder when it is not out (a
+    shared tagger); SystemExit unless it was trained with these tagger options on this data."""
     info = check_settings(tagger_dir, tagger_dir / TAGGER_RECORD, limit, dev_limit, tagger)
     if (info["udpipe"]["train_sentences"], info["udpipe"]["heldout_sentences"]) != (n_train, n_heldout):
         raise SystemExit(f"{tagger_dir / TAGGER_RECORD} was trained on other data: --stage tagger --force")
-    return info
+    return info if tagger_dir == out else {**info, "shared_from": str(tagger_dir)}
 
 
 def train_gold_tag_parser(out: Path, tagger_dir: Path, tagger: str, parser: str, data: dict,
@@ -295,14 +301,12 @@ def train_gold_tag_parser(out: Path, tagger_dir: Path, tagger: str, parser: str,
                                   "parser": parser, **data},
                        "versions": {**versions(), "ufal.udpipe": udpipe_version()}}
         write_json(record_path, parser_info)
-    if not ((tagger_dir / TAGGER_RECORD).exists() and (tagger_dir / TAGGER_MODEL).exists()):
+    if not tagger_trained(tagger_dir):       # again: it may have finished meanwhile
         raise SystemExit(f"parser trained on gold tags: {out / PARSER_MODEL}; no trained tagger in "
                          f"{tagger_dir} yet: run --stage tagger there, then this command again "
                          f"to combine the two and evaluate")
-    tagger_info = check_tagger(tagger_dir, tagger, limit, dev_limit, data["train_sentences"],
+    tagger_info = check_tagger(out, tagger_dir, tagger, limit, dev_limit, data["train_sentences"],
                                data["heldout_sentences"])
-    if tagger_dir != out:
-        tagger_info = {**tagger_info, "shared_from": str(tagger_dir)}
     combine = run_trainer(out, "model.udpipe", STAGE_LOGS["combine"],
                           f"from_model=file:{(tagger_dir / TAGGER_MODEL).resolve()}",
                           f"from_model=file:{(out / PARSER_MODEL).resolve()}")
@@ -345,12 +349,11 @@ def train(treebank, variant, out: Path, *, ud_root=None, pipeline="parser", tagg
         info = check_settings(out, out / "run.json", limit, dev_limit)
         print(f"trained already: {out} (--force to retrain)", flush=True)
         return info
-    if stage == "tagger" and tagger_record.exists() and (out / TAGGER_MODEL).exists() and not force:
+    if stage == "tagger" and tagger_trained(out) and not force:
         check_settings(out, tagger_record, limit, dev_limit, tagger)
         print(f"tagger trained already: {out / TAGGER_MODEL} (--force to retrain)", flush=True)
         return None
-    tagger_ready = tagger_record.exists() and (tagger_dir / TAGGER_MODEL).exists()
-    if stage == "parser" and not gold and not tagger_ready:
+    if stage == "parser" and not gold and not tagger_trained(tagger_dir):
         raise SystemExit(f"no trained tagger in {tagger_dir}: run --stage tagger first"
                          + (" with that folder's --variant" if tagger_dir != out else ""))
     out.mkdir(parents=True, exist_ok=True)
@@ -392,10 +395,9 @@ def train(treebank, variant, out: Path, *, ud_root=None, pipeline="parser", tagg
     elif gold:
         stages = train_gold_tag_parser(out, tagger_dir, tagger, parser, data, limit, dev_limit)
     else:
-        tagger_info = check_tagger(tagger_dir, tagger, limit, dev_limit, len(train_sents), len(heldout_sents))
+        tagger_info = check_tagger(out, tagger_dir, tagger, limit, dev_limit, len(train_sents),
+                                   len(heldout_sents))
         from_model = f"from_model=file:{(tagger_dir / TAGGER_MODEL).resolve()}"
-        if tagger_dir != out:       # a shared tagger: say whose
-            tagger_info = {**tagger_info, "shared_from": str(tagger_dir)}
         stages = {"tagger": tagger_info,
                   "parser": run_trainer(out, "model.udpipe", STAGE_LOGS["parser"], from_model, parser)}
     popts = option_map(parser)
