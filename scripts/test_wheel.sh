@@ -5,8 +5,12 @@
 #   3. run the test suite with that environment's Python, from a copy of the checkout
 #      without the package directory, so `import spacy_dynoracle` can only find the
 #      installed wheel (tests/package_under_test.py; tests/test_packaging.py asserts it);
-#   4. install the oldest spaCy of spacy_dynoracle.SPACY_ABI_RANGE into the same environment
-#      and run the suite again: the wheel, built against the newest, must run with it.
+#   4. the same in a second venv with the oldest spaCy of spacy_dynoracle.SPACY_ABI_RANGE: the
+#      wheel, built against the newest, must run with it.
+# The two suites run at the same time, one per core (WHEEL_SUITE_JOBS=1 runs them one after
+# the other): each is a single pytest process, and CI's budget (30 minutes on 2 cores) does
+# not leave room for three suites in a row. No test reads the wall clock (CPU limits use
+# process_time), and each suite has its own copy of the checkout and its own basetemp.
 # Arguments go to both pytest runs (e.g. `-x`, or test files).
 #
 # The venv does not see the system's site-packages: there, scripts/install.sh has installed
@@ -28,40 +32,68 @@ step "sdist"
 step "wheel from the sdist"
 "$PY" -m pip wheel -q --no-deps --no-build-isolation -w "$WORK/dist" "$WORK"/dist/*.tar.gz
 WHEEL=$(ls "$WORK"/dist/*.whl)
-step "fresh venv with $(basename "$WHEEL")[test]"
-unset PYTHONPATH   # from here on, only the venv's packages
-"$PY" -m venv "$WORK/venv"
-VPY=$WORK/venv/bin/python
-"$VPY" -m pip install -q --upgrade pip
-"$VPY" -m pip install -q "$WHEEL[test]"
+unset PYTHONPATH   # from here on, only the venvs' packages
 
 # tracked and untracked (not ignored) files, less the package itself
-git ls-files -z --cached --others --exclude-standard \
-    | "$PY" -c '
+git ls-files -z --cached --others --exclude-standard > "$WORK/files"
+copy_suite() {
+    "$PY" -c '
 import os, shutil, sys
 dest = sys.argv[1]
-for name in sys.stdin.read().split("\0"):
+for name in open(sys.argv[2], "rb").read().decode().split("\0"):
     if name and not name.startswith("spacy_dynoracle/") and os.path.isfile(name):
         os.makedirs(os.path.join(dest, os.path.dirname(name)), exist_ok=True)
         shutil.copy2(name, os.path.join(dest, name))
-' "$WORK/suite"
+' "$1" "$WORK/files"
+}
 
-# the range the installed package declares (imports nothing compiled)
-read -r OLDEST NEWEST < <(cd "$WORK" && "$VPY" -c 'import spacy_dynoracle as d; print(*d.SPACY_ABI_RANGE)')
+# make_venv NAME [SPACY_REQUIREMENT]: a fresh venv with the wheel[test] (and that spaCy), and
+# its own copy of the suite
+make_venv() {
+    step "fresh venv '$1' with $(basename "$WHEEL")[test] ${2:-}"
+    "$PY" -m venv "$WORK/$1"
+    "$WORK/$1/bin/python" -m pip install -q --upgrade pip
+    "$WORK/$1/bin/python" -m pip install -q "$WHEEL[test]" ${2:+"$2"}
+    copy_suite "$WORK/suite-$1"
+}
 
-suite_with_spacy() {
-    "$VPY" -m pip install -q "spacy==$1"
-    step "the test suite against the installed package, spaCy $1"
+# suite NAME VERSION PYTEST_ARGS...: the test suite against the package installed in venv NAME
+suite() {
+    local name=$1 version=$2
+    shift 2
     (
-        cd "$WORK/suite"
-        DYNORACLE_TEST_INSTALLED="$WORK/venv" DYNORACLE_TEST_SPACY="$1" "$VPY" -m pytest -q "${@:2}"
+        cd "$WORK/suite-$name"
+        DYNORACLE_TEST_INSTALLED="$WORK/$name" DYNORACLE_TEST_SPACY="$version" \
+            "$WORK/$name/bin/python" -m pytest -q --basetemp="$WORK/$name-tmp" "$@"
     )
 }
-suite_with_spacy "$NEWEST" "$@"
+
+make_venv newest
+# the range the installed package declares (imports nothing compiled)
+read -r OLDEST NEWEST < <(cd "$WORK" && "$WORK/newest/bin/python" -c 'import spacy_dynoracle as d; print(*d.SPACY_ABI_RANGE)')
+"$WORK/newest/bin/python" -m pip install -q "spacy==$NEWEST"
+make_venv oldest "spacy==$OLDEST"
+
 # With the oldest spaCy's dependency set (weasel 0.4.3), weasel's load_project_config returns
 # projects/ud's `commands` as one JSON string instead of a list (reproduced in a plain venv
 # with spacy==3.8.10 and click; not confection: 0.1.4 and 0.1.5 both do it). That is the UD
 # research project's file under an old weasel, not the package: its check runs with the
-# newest spaCy above, and the weasel behaviour is an open finding (issue 20 note).
-suite_with_spacy "$OLDEST" --deselect tests/test_ud_project.py::test_project_file_parses "$@"
+# newest spaCy, and the weasel behaviour is an open finding (issue 20 note).
+OLDEST_ARGS=(--deselect tests/test_ud_project.py::test_project_file_parses "$@")
+if [ "${WHEEL_SUITE_JOBS:-2}" = 1 ]; then
+    step "the test suite against the installed package, spaCy $NEWEST"
+    suite newest "$NEWEST" "$@"
+    step "the test suite against the installed package, spaCy $OLDEST"
+    suite oldest "$OLDEST" "${OLDEST_ARGS[@]}"
+else
+    step "the test suite against the installed package, spaCy $NEWEST and $OLDEST at once"
+    suite newest "$NEWEST" "$@" > "$WORK/newest.log" 2>&1 & NEWEST_PID=$!
+    suite oldest "$OLDEST" "${OLDEST_ARGS[@]}" > "$WORK/oldest.log" 2>&1 & OLDEST_PID=$!
+    newest_status=0 oldest_status=0
+    wait "$NEWEST_PID" || newest_status=$?
+    echo "== test_wheel.sh: spaCy $NEWEST: exit $newest_status ($((SECONDS - START)) s)"; cat "$WORK/newest.log"
+    wait "$OLDEST_PID" || oldest_status=$?
+    echo "== test_wheel.sh: spaCy $OLDEST: exit $oldest_status ($((SECONDS - START)) s)"; cat "$WORK/oldest.log"
+    [ "$newest_status" = 0 ] && [ "$oldest_status" = 0 ] || exit 1
+fi
 step "done"
