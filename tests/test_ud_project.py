@@ -1239,3 +1239,20 @@ def test_a_failed_run_lets_the_matrix_go_on_and_exits_non_zero(tmp_path, monkeyp
     assert trained == ["UD_Broken", "UD_Fine"]
     assert "killed" in (tmp_path / "failures.jsonl").read_text()
     run_matrix.main(["--treebanks", "UD_Fine", "--run", "spacy", "--output", str(tmp_path)])
+
+
+def test_queue_worker_logs_each_lines_own_exit_status(tmp_path):
+    # every line of the queue is run once, in order, and the log tells a failed run from a
+    # finished one (a run stopped by a signal is the same case: a non-zero status)
+    import subprocess
+
+    queue = tmp_path / "queue.txt"
+    queue.write_text("!exit 3\n!test -f project.yml\n")
+    subprocess.run(["bash", str(PROJECT / "scripts" / "queue_worker.sh"), str(queue), "7"],
+                   check=True, timeout=60)
+    log = (tmp_path / "queue.txt.worker7.log").read_text().splitlines()
+    assert [line.split(" ", 1)[1] for line in log] == [
+        f"start [{PROJECT.parents[1]}] !exit 3", "end rc=3 !exit 3",
+        f"start [{PROJECT.parents[1]}] !test -f project.yml", "end rc=0 !test -f project.yml",
+        "queue empty"]
+    assert queue.read_text() == ""

@@ -36,6 +36,7 @@ while true; do
         PYTHONPATH=$checkout python3 scripts/run_matrix.py "${PROTOCOL[@]}" --ud-root "$UD_ROOT" \
             --output "$OUTPUT" $line >> "$queue.worker$id.out" 2>&1
     fi
-    echo "$(date -u +%FT%T) end rc=$? $line" >> "$log"
+    rc=$?   # before the echo: its $(date) would reset $? to 0, logging every run as a success
+    echo "$(date -u +%FT%T) end rc=$rc $line" >> "$log"
 done
 echo "$(date -u +%FT%T) queue empty" >> "$log"
