@@ -1250,9 +1250,13 @@ def test_queue_worker_logs_each_lines_own_exit_status(tmp_path):
     queue.write_text("!exit 3\n!test -f project.yml\n")
     subprocess.run(["bash", str(PROJECT / "scripts" / "queue_worker.sh"), str(queue), "7"],
                    check=True, timeout=60)
-    log = (tmp_path / "queue.txt.worker7.log").read_text().splitlines()
-    assert [line.split(" ", 1)[1] for line in log] == [
-        f"start [{PROJECT.parents[1]}] !exit 3", "end rc=3 !exit 3",
-        f"start [{PROJECT.parents[1]}] !test -f project.yml", "end rc=0 !test -f project.yml",
+    log = [line.split(" ", 1)[1] for line in
+           (tmp_path / "queue.txt.worker7.log").read_text().splitlines()]
+    # the worker names its checkout by its logical path: compare it resolved (symlinked /tmp)
+    checkouts = {Path(line.split("[", 1)[1].split("]", 1)[0]).resolve()
+                 for line in log if line.startswith("start")}
+    assert checkouts == {PROJECT.parents[1]}
+    assert [line.split("] ", 1)[-1] for line in log] == [
+        "!exit 3", "end rc=3 !exit 3", "!test -f project.yml", "end rc=0 !test -f project.yml",
         "queue empty"]
     assert queue.read_text() == ""
