@@ -667,14 +667,17 @@ def test_final_table_keeps_the_issue_rows_in_order_and_marks_deltas_inside_the_s
 
 def test_issue19_scoreboard_decides_an_item_only_at_three_seeds_and_chooses_on_dev():
     """Issue 19's items from the records: item 1 is met / missed only when the dynamic and
-    the static row both have 3 seeds (open, with the seeds so far, before); items 2 and 3
+    the static row both have 3 seeds (open, with the seeds so far, before), once with gold
+    sentences and once with the parser's own segmentation, each on its own; items 2 and 3
     compare the best non-projective and the best projective row, each chosen on dev among
     the rows with 3 seeds (a row best on test but not on dev is not chosen), by test LAS with
     gold sentences, against the treebank's own thresholds."""
     import report
 
-    def run(tb, rid, system, seed, gold_las, dev_las, np_r=10.0):
-        r = _fake_run(tb, rid, system, "dynamic", True, seed, 0.0)
+    def run(tb, rid, system, seed, gold_las, dev_las, np_r=10.0, own_las=None):
+        # own_las: test LAS with the parser's own segmentation (default: 1 below gold_las)
+        own_las = gold_las - 1.0 if own_las is None else own_las
+        r = _fake_run(tb, rid, system, "dynamic", True, seed, own_las)
         r["test_gold_sents"] = {"LAS": {"f1": gold_las}, "NonProjArcs": {"recall": np_r}}
         r["dev"] = {"LAS": {"f1": dev_las}}
         return r
@@ -684,7 +687,8 @@ def test_issue19_scoreboard_decides_an_item_only_at_three_seeds_and_chooses_on_d
     runs = []
     for s in range(3):
         runs += [run(hu, SWAP, "swap", s, 66.0, 67.0, 41.0),
-                 run(hu, "swap-static-lazy", "swap", s, 65.0 + s, 66.0),    # mean 66.0: met
+                 # gold sentences mean 66.0: met; own segmentation mean 67.0 > 65.0: missed
+                 run(hu, "swap-static-lazy", "swap", s, 65.0 + s, 66.0, own_las=66.0 + s),
                  run(hu, "arc_eager_nm-spacy", "arc_eager_nm", s, 66.4, 66.9),
                  run(hu, "arc_eager-dynamic", "arc_eager", s, 70.0, 60.0),  # best on test only
                  run(la, SWAP, "swap", s, 45.0, 50.0, 20.0),
@@ -695,8 +699,13 @@ def test_issue19_scoreboard_decides_an_item_only_at_three_seeds_and_chooses_on_d
         r["info"]["pipeline"] = "tagger"
     lines = report.issue19_scoreboard(report.group(runs))
     rows = {line.split(" | ")[0]: line for line in lines if line.startswith("| ")}
-    assert rows["| swap"] == "| swap | +5.00: open (3 / 1 seeds) | +0.00: met |"
-    assert rows["| lr_spine"] == "| lr_spine | open (0 / 0 seeds) | open (0 / 0 seeds) |"
+    gold_table = lines.index(next(l for l in lines if l.startswith("| item 1, gold sentences")))
+    own_table = lines.index(next(l for l in lines if l.startswith("| item 1, the parser's own")))
+    assert gold_table < own_table
+    assert lines[gold_table + 4] == "| swap | +5.00: open (3 / 1 seeds) | +0.00: met |"
+    assert lines[own_table + 4] == "| swap | +5.00: open (3 / 1 seeds) | -2.00: missed |"
+    for table in (gold_table, own_table):
+        assert lines[table + 5] == "| lr_spine | open (0 / 0 seeds) | open (0 / 0 seeds) |"
     # Hungarian: swap (dev 67.0) vs arc_eager_nm (dev 66.9; arc_eager is best on test only)
     assert rows["| Hungarian-Szeged"] == (
         f"| Hungarian-Szeged | {SWAP} (67.00) | arc_eager_nm-spacy (66.90) | -0.40 (+0.10) "

@@ -263,21 +263,24 @@ def issue19_scoreboard(groups):
     tbs = [tb for tb in ISSUE19_TARGETS if tb in by_tb]
     seeds = lambda rs: sum(value(r, gold, las) is not None for r in rs)
     lines = ["## Issue 19's done-when, from the records", "",
-             f"Test LAS with gold sentences, mean over seeds (seeds); met / missed once both rows "
-             f"have {FINAL_SEEDS} seeds, open before. Item 1: each system's default dynamic "
-             f"oracle minus its static oracle (≥ 0 meets it).", "",
-             "| item 1: dynamic − static | " + " | ".join(tb.replace("UD_", "") for tb in tbs) + " |",
-             "|---|" + "---|" * len(tbs)]
-    for label, dyn, static in ISSUE19_ORACLE_PAIRS:
-        cells = []
-        for tb in tbs:
-            d, s = by_tb[tb].get(dyn, []), by_tb[tb].get(static, [])
-            dm, sm = mean_of(d, las, gold), mean_of(s, las, gold)
-            verdict = f"open ({seeds(d)} / {seeds(s)} seeds)"
-            if min(seeds(d), seeds(s)) >= FINAL_SEEDS:
-                verdict = "met" if dm >= sm else "missed"
-            cells.append(verdict if dm is None or sm is None else f"{dm - sm:+.2f}: {verdict}")
-        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+             f"Test LAS, mean over seeds (seeds); met / missed once both rows have {FINAL_SEEDS} "
+             f"seeds, open before. Item 1: each system's default dynamic oracle minus its static "
+             f"oracle (≥ 0 meets it), measured as the issue asks, with the gold sentence "
+             f"boundaries preset (the headline) and with the parser's own segmentation."]
+    for split, measured in ((gold, "gold sentences"), ("test", "the parser's own segmentation")):
+        lines += ["", f"| item 1, {measured}: dynamic − static | "
+                  + " | ".join(tb.replace("UD_", "") for tb in tbs) + " |",
+                  "|---|" + "---|" * len(tbs)]
+        for label, dyn, static in ISSUE19_ORACLE_PAIRS:
+            cells = []
+            for tb in tbs:
+                d, s = by_tb[tb].get(dyn, []), by_tb[tb].get(static, [])
+                dm, sm = mean_of(d, las, split), mean_of(s, las, split)
+                verdict = f"open ({seeds(d)} / {seeds(s)} seeds)"
+                if min(seeds(d), seeds(s)) >= FINAL_SEEDS:
+                    verdict = "met" if dm >= sm else "missed"
+                cells.append(verdict if dm is None or sm is None else f"{dm - sm:+.2f}: {verdict}")
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
     lines += ["", "Items 2 and 3: the best native non-projective configuration (swap or attardi) "
               "and the best projective one of the package, each chosen on dev LAS among the rows "
               f"with {FINAL_SEEDS} seeds; Δ = test LAS of the first minus the second (dev in "
