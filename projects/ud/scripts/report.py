@@ -251,9 +251,11 @@ FINAL_SEEDS = 3
 
 
 def issue19_scoreboard(groups):
-    """Issue 19's done-when items 1-3, read off the records: test LAS with gold sentences
-    (the final tables' headline), mean over seeds; an item is met or missed only when both
-    of its rows have FINAL_SEEDS seeds, otherwise it is open with the seeds so far. The
+    """Issue 19's done-when items 1-3, read off the records: test LAS mean over seeds, with
+    gold sentences (the final tables' headline) and with the parser's own segmentation, as
+    the issue measures them; an item is met when it holds with both (item 1: a table for
+    each), and only when both of its rows have FINAL_SEEDS seeds, otherwise it is open with
+    the seeds so far. The
     configurations of items 2 and 3 are chosen on dev LAS among each treebank's rows with
     FINAL_SEEDS seeds, as the results' comparisons choose them."""
     las, gold = ("LAS", "f1"), "test_gold_sents"
@@ -284,13 +286,15 @@ def issue19_scoreboard(groups):
     lines += ["", "Items 2 and 3: the best native non-projective configuration (swap or attardi) "
               "and the best projective one of the package, each chosen on dev LAS among the rows "
               f"with {FINAL_SEEDS} seeds; Δ = test LAS of the first minus the second (dev in "
-              "brackets); NP R = the first's recall of the gold non-projective arcs on test. "
+              "brackets); NP R = the first's recall of the gold non-projective arcs on test; "
+              "own seg. = the same on test with the parser's own segmentation. An item is met "
+              "when it holds with both segmentations. "
               "The last two columns, a diagnostic: the best projective configuration whose moves "
               "never undo an arc (every one but arc_eager_nm; swap and attardi are monotonic too) "
               "and the non-projective one's Δ against it.", "",
-              "| treebank | non-projective (dev) | projective (dev) | Δ test (dev) | item 2 | NP R | item 3 "
-              "| monotonic projective (dev) | Δ test (dev) |",
-              "|---|---|---|--:|---|--:|---|---|--:|"]
+              "| treebank | non-projective (dev) | projective (dev) | Δ test (dev) | Δ own seg. | item 2 "
+              "| NP R | NP R own seg. | item 3 | monotonic projective (dev) | Δ test (dev) |",
+              "|---|---|---|--:|--:|---|--:|--:|---|---|--:|"]
     for tb in tbs:
         full = {rid: rs for rid, rs in by_tb[tb].items() if seeds(rs) >= FINAL_SEEDS}
 
@@ -300,7 +304,7 @@ def issue19_scoreboard(groups):
 
         n, p, m = best(NONPROJECTIVE_SYSTEMS), best(PROJECTIVE_SYSTEMS), best(MONOTONIC_PROJECTIVE_SYSTEMS)
         if n is None or p is None:
-            lines.append(f"| {tb.replace('UD_', '')} | {n or '–'} | {p or '–'} | | open | | open | | |")
+            lines.append(f"| {tb.replace('UD_', '')} | {n or '–'} | {p or '–'} | | | open | | | open | | |")
             continue
 
         def gap(other, split=gold):
@@ -310,13 +314,16 @@ def issue19_scoreboard(groups):
             return f"{gap(other):+.2f} ({gap(other, 'dev'):+.2f})"
 
         rule, least_recall = ISSUE19_TARGETS[tb]
-        met2 = gap(p) > 0 if rule == "above" else gap(p) >= -0.5
-        recall = mean_of(full[n], ("NonProjArcs", "recall"), gold)
+        segmentations = (gold, "test")
+        met2 = all(gap(p, split) > 0 if rule == "above" else gap(p, split) >= -0.5
+                   for split in segmentations)
+        recall, own_recall = (mean_of(full[n], ("NonProjArcs", "recall"), split)
+                              for split in segmentations)
         item3 = "–" if least_recall is None else \
-            ("met" if recall >= least_recall else "missed") + f" (≥ {least_recall:.0f})"
+            ("met" if min(recall, own_recall) >= least_recall else "missed") + f" (≥ {least_recall:.0f})"
         lines.append(f"| {tb.replace('UD_', '')} | {n} ({mean_of(full[n], las, 'dev'):.2f}) | "
-                     f"{p} ({mean_of(full[p], las, 'dev'):.2f}) | {versus(p)} | "
-                     f"{'met' if met2 else 'missed'} ({rule}) | {recall:.1f} | {item3} | "
+                     f"{p} ({mean_of(full[p], las, 'dev'):.2f}) | {versus(p)} | {gap(p, 'test'):+.2f} | "
+                     f"{'met' if met2 else 'missed'} ({rule}) | {recall:.1f} | {own_recall:.1f} | {item3} | "
                      + (f"{m} ({mean_of(full[m], las, 'dev'):.2f}) | {versus(m)} |" if m else "– | |"))
     return lines + [""]
 
