@@ -704,7 +704,8 @@ def test_issue19_scoreboard_decides_an_item_only_at_three_seeds_and_chooses_on_d
     gold_table = lines.index(next(l for l in lines if l.startswith("| item 1, gold sentences")))
     own_table = lines.index(next(l for l in lines if l.startswith("| item 1, the parser's own")))
     assert gold_table < own_table
-    assert lines[gold_table + 4] == "| swap | +5.00: open (3 / 1 seeds) | +0.00: met |"
+    # the Hungarian seeds overlap with gold sentences (66 against 65, 66, 67): marked †
+    assert lines[gold_table + 4] == "| swap | +5.00: open (3 / 1 seeds) | +0.00†: met |"
     assert lines[own_table + 4] == "| swap | +5.00: open (3 / 1 seeds) | -2.00: missed |"
     for table in (gold_table, own_table):
         assert lines[table + 5] == "| lr_spine | open (0 / 0 seeds) | open (0 / 0 seeds) |"
