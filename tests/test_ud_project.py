@@ -61,7 +61,7 @@ def test_matrix_enumerates_registry(monkeypatch):
         runs = matrix.all_runs(["fake_system", "broken", "spacy"])
     ids = [r.id for r in runs]
     # every oracle x the option grid of the options the class declares, + the stock parser
-    assert ids == [f"fake_system-degree{d}-{o}" for d in matrix.OPTION_GRID["degree"]
+    assert ids == [f"fake_system-system_options.degree{d}-{o}" for d in matrix.OPTION_GRID["degree"]
                    for o in FakeSystem.oracles] + ["spacy_parser"]
     assert [r.dynamic for r in runs[:3]] == [True, False, True]
     assert runs[0].overrides() == {"components.parser.transition_system": "fake_system",
@@ -103,7 +103,7 @@ def test_features_option_switches_the_model_in_a_loadable_config():
     from spacy.util import load_config, load_model_from_config
 
     run = matrix.make_run("lr_spine", "dynamic", {"features": "spine", "max_k": 3})
-    assert run.id == "lr_spine-featuresspine-max_k3-dynamic"
+    assert run.id == "lr_spine-featuresspine-system_options.max_k3-dynamic"
     config = load_config(udproj.CONFIGS / run.config(), overrides=run.overrides(),
                          interpolate=True)
     model_cfg = config["components"]["parser"]["model"]
@@ -916,22 +916,35 @@ def test_penalty_table_pools_each_systems_runs_and_picks_the_best_mean(tmp_path)
 
 def test_run_options_keep_their_ids_and_reach_the_command_line_as_given(tmp_path):
     """KEY=VALUE options are read as spaCy reads its overrides (true is a bool), and the
-    run id and the `spacy train` command write them back as given: ids of runs made when
-    they stayed strings do not change."""
+    run id and the `spacy train` command write the values back as given: ids of runs made
+    when they stayed strings do not change. A system option's key is system_options.KEY
+    in the id however it was given, and the value given is the one trained."""
     import matrix
+    import run_matrix
     from train_one import train_command
     from spacy_dynoracle.options import parse_options
 
     run = matrix.make_run("arc_hybrid", "static", parse_options(["projectivize=true"]))
     assert run.id == "arc_hybrid-projectivizetrue-static" and run.options == {"projectivize": True}
     run = matrix.make_run("attardi", "dynamic", parse_options(["degree=3", "system_options.prune=false"]))
-    # attardi's own default target is written out (with_system_defaults)
-    assert run.id == "attardi-degree3-system_options.prunefalse-system_options.targetstatic-dynamic"
+    # attardi's own default target is written out (with_system_defaults); a system option
+    # is keyed system_options.KEY however it was given: one configuration, one run id
+    assert run.id == "attardi-system_options.degree3-system_options.prunefalse-system_options.targetstatic-dynamic"
+    assert matrix.make_run("attardi", "dynamic", parse_options(["system_options.degree=3",
+                                                                "prune=false"])).id == run.id
     files = {"train": tmp_path / "x-ud-train.conllu", "dev": None, "test": None}
     text = " ".join(train_command(run, files, tmp_path / "out"))
     assert "--components.parser.system_options.degree 3" in text
     assert "--components.parser.system_options.prune false" in text
     assert "--components.parser.system_options.target static" in text
+    # an option given short is not overridden by the default written out for it
+    run = matrix.make_run("attardi", "dynamic", parse_options(["target=zero_cost"]))
+    assert run.id == "attardi-system_options.targetzero_cost-dynamic"
+    text = " ".join(train_command(run, files, tmp_path / "out"))
+    assert "--components.parser.system_options.target zero_cost" in text
+    assert "target static" not in text
+    with pytest.raises(SystemExit, match="given twice"):
+        run_matrix.parse_run("attardi:dynamic:degree=3,system_options.degree=2")
 
 
 def _fake_venv(tmp_path):

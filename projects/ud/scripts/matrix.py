@@ -33,7 +33,7 @@ MODEL_OPTIONS = {
         "components.parser.model.@architectures": "spacy_dynoracle.SpineParserModel.v1",
         "components.parser.model.feature_template": v,
         **{"components.parser.model.max_k": f"${{components.parser.system_options.{k}}}"
-           for k in K_OPTIONS if k in options},
+           for k in K_OPTIONS if f"system_options.{k}" in options},
     },
 }
 
@@ -109,11 +109,23 @@ def with_system_defaults(cls, options: Dict[str, object], oracle: str) -> Dict[s
     e.g. arc_eager's close_sentences and keep_sentences), written out: a run id names the
     configuration it trains, so a changed default never puts a new configuration under an
     old run's name. Those that act only through a dynamic oracle (DYNAMIC_ONLY_OPTIONS: the
-    training targets) are left out of a static oracle's runs, which they do not change."""
+    training targets) are left out of a static oracle's runs, which they do not change.
+
+    A system option is keyed `system_options.KEY` however it was given (`degree=3` or
+    `system_options.degree=3`): one configuration has one run id, and an option given
+    short is not overridden by the default written out for it (`target=zero_cost` once
+    trained attardi's default `static` target under an id that named zero_cost)."""
+    from spacy_dynoracle.options import option_names
     from spacy_dynoracle.system_base import DYNAMIC_ONLY_OPTIONS
 
     dynamic = oracle in getattr(cls, "dynamic_oracles", ())
-    out = dict(options)
+    names = option_names(cls)
+    out = {}
+    for key, value in options.items():
+        full = f"system_options.{key}" if key in names else key
+        if full in out:
+            raise ValueError(f"option {key!r} given twice (as {full!r} too)")
+        out[full] = value
     for key, value in getattr(cls, "common_option_defaults", {}).items():
         if dynamic or key not in DYNAMIC_ONLY_OPTIONS:
             out.setdefault(f"system_options.{key}", value)

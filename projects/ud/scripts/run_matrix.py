@@ -31,8 +31,11 @@ def parse_run(spec: str):
         return make_run(parts[0])
     if len(parts) < 2:
         raise SystemExit(f"--run {spec!r}: expected SYSTEM:ORACLE[:KEY=VALUE,...]")
-    options = parse_options(parts[2].split(",")) if len(parts) > 2 and parts[2] else {}
-    return make_run(parts[0], parts[1], options)
+    try:
+        options = parse_options(parts[2].split(",")) if len(parts) > 2 and parts[2] else {}
+        return make_run(parts[0], parts[1], options)
+    except ValueError as err:
+        raise SystemExit(f"--run {spec!r}: {err}") from None
 
 
 def parse_settings(items):
