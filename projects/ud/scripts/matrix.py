@@ -120,12 +120,12 @@ def with_system_defaults(cls, options: Dict[str, object], oracle: str) -> Dict[s
 
     dynamic = oracle in getattr(cls, "dynamic_oracles", ())
     names = option_names(cls)
-    out = {}
+    out, given = {}, {}
     for key, value in options.items():
         full = f"system_options.{key}" if key in names else key
         if full in out:
-            raise ValueError(f"option {key!r} given twice (as {full!r} too)")
-        out[full] = value
+            raise ValueError(f"option {full!r} given twice: as {given[full]!r} and as {key!r}")
+        out[full], given[full] = value, key
     for key, value in getattr(cls, "common_option_defaults", {}).items():
         if dynamic or key not in DYNAMIC_ONLY_OPTIONS:
             out.setdefault(f"system_options.{key}", value)
