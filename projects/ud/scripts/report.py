@@ -270,8 +270,8 @@ def issue19_scoreboard(groups):
     if not by_tb:
         return []
     tbs = [tb for tb in ISSUE19_TARGETS if tb in by_tb]
-    seeds = lambda rs: sum(value(r, gold, las) is not None for r in rs)
     per_seed = lambda rs, split: [v for v in (value(r, split, las) for r in rs) if v is not None]
+    seeds = lambda rs: len(per_seed(rs, gold))
     lines = ["## Issue 19's done-when, from the records", "",
              f"Test LAS, mean over seeds (seeds); met / missed once both rows have {FINAL_SEEDS} "
              f"seeds, open before. Item 1: each system's default dynamic oracle minus its static "
