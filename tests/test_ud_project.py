@@ -665,6 +665,42 @@ def test_final_table_keeps_the_issue_rows_in_order_and_marks_deltas_inside_the_s
     assert "99.00" not in "\n".join(lines)
 
 
+def test_final_plot_draws_the_final_rows_only_in_their_order(tmp_path):
+    """The headline figure draws the final table's rows of each treebank, in its order: each
+    seed's test LAS with gold sentences and the mean recall of the gold non-projective arcs
+    (None where no seed has one); a row without runs and a screen are left out, and a
+    treebank without final rows gets no panel (none at all: no file)."""
+    import report
+
+    def run(tb, rid, system, seed, gold_las, np_r=None):
+        r = _fake_run(tb, rid, system, None, False, seed, gold_las - 1.0)
+        r["test_gold_sents"] = {"LAS": {"f1": gold_las}, "NonProjArcs": {"recall": np_r}}
+        return r
+
+    runs = [run("UD_A", "spacy_parser", "spacy", s, 60.0 + s, 10.0 + s) for s in (0, 1)]
+    runs += [run("UD_A", "swap-dynamic", "swap", s, 62.0 + s, 40.0) for s in (0, 1, 2)]
+    runs += [run("UD_A", "udpipe1-swap", "udpipe1", 0, 58.0)]
+    runs += [run("UD_A", "swap-dynamic-k9", "swap", 0, 99.0, 99.0)]                    # a screen
+    rows = [("stock", "spacy_parser"), ("nobody", "lr_spine-dynamic"),
+            ("UDPipe", "udpipe1-swap"), ("swap", "swap-dynamic")]
+    groups = report.group(runs)
+    assert report.final_plot_rows(groups[("UD_A", "parser")], rows) == [
+        ("stock", "spacy", [60.0, 61.0], 10.5),
+        ("UDPipe", "udpipe1", [58.0], None),
+        ("swap", "swap", [62.0, 63.0, 64.0], 40.0)]
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = report.final_plot(groups, tmp_path, plt, rows)
+    assert path == tmp_path / "final_table.png" and path.stat().st_size > 0
+    screens_only = report.group([run("UD_B", "swap-dynamic-k9", "swap", 0, 99.0)])
+    assert report.final_plot(screens_only, tmp_path / "none", plt, rows) is None
+    assert not (tmp_path / "none").exists()
+
+
 def test_issue19_scoreboard_decides_an_item_only_at_three_seeds_and_chooses_on_dev():
     """Issue 19's items from the records: item 1 is met / missed only when the dynamic and
     the static row both have 3 seeds (open, with the seeds so far, before), once with gold

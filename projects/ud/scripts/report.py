@@ -406,6 +406,70 @@ def panel_grid(plt, n: int):
     return fig, list(axes.flat[:n])
 
 
+def final_plot_rows(by_id, rows=FINAL_ROWS):
+    """The final table's rows of one treebank as the headline plot draws them: (label, system,
+    the seeds' test LAS with gold sentences, mean recall of the gold non-projective arcs or
+    None), in the table's order, leaving out a row without runs or scores."""
+    las_path, recall_path = ("LAS", "f1"), ("NonProjArcs", "recall")
+    drawn = []
+    for label, rid in rows:
+        rs = by_id.get(rid, [])
+        las = [v for v in (value(r, "test_gold_sents", las_path) for r in rs) if v is not None]
+        if not las:
+            continue
+        recall = [v for v in (value(r, "test_gold_sents", recall_path) for r in rs) if v is not None]
+        drawn.append((label, rs[0]["info"]["system"], las, statistics.fmean(recall) if recall else None))
+    return drawn
+
+
+def final_plot(groups, plot_dir: Path, plt, rows=FINAL_ROWS):
+    """The final table as a figure, one panel per treebank: test LAS with gold sentences, mean
+    (bar) and each seed (dots), spaCy's parser's mean as a dashed line, each row's recall of
+    the gold non-projective arcs in its label. Returns the file, or None when no treebank has
+    a final row."""
+    panels = [(key, final_plot_rows(by_id, rows)) for key, by_id in groups.items()]
+    panels = [(key, drawn) for key, drawn in panels if drawn]
+    if not panels:
+        return None
+    # two panels a row and a constrained layout: the row labels are long
+    ncols = min(2, len(panels))
+    nrows = math.ceil(len(panels) / ncols)
+    fig, grid = plt.subplots(nrows, ncols, figsize=(8 * ncols, 0.3 * len(FINAL_ROWS) * nrows + 1.5),
+                             squeeze=False, layout="constrained")
+    for ax in grid.flat[len(panels):]:
+        ax.set_visible(False)
+    for ax, (key, drawn) in zip(grid.flat, panels):
+        ys = range(len(drawn))[::-1]      # the table's first row on top
+        means = [statistics.fmean(las) for _, _, las, _ in drawn]
+        colors = ["tab:gray" if system == "spacy" else "tab:purple" if system == "biaffine" else
+                  "tab:green" if system in EXTERNAL else "tab:blue" for _, system, _, _ in drawn]
+        ax.barh(list(ys), means, color=colors, alpha=0.8)
+        for y, (_, _, las, _) in zip(ys, drawn):
+            ax.plot(las, [y] * len(las), "k.", ms=4)
+        stock = [m for m, (_, system, _, _) in zip(means, drawn) if system == "spacy"]
+        if stock:
+            ax.axvline(stock[0], color="tab:gray", ls="--", lw=1)
+        labels = [f"{label} ({len(las)}; NP R {recall:.0f}%)" if recall is not None else
+                  f"{label} ({len(las)})" for label, _, las, recall in drawn]
+        ax.set_yticks(list(ys), labels, fontsize=7)
+        low = min(min(las) for _, _, las, _ in drawn)
+        high = max(max(las) for _, _, las, _ in drawn)
+        ax.set_xlim(max(0, low - 2), min(100, high + 1.5))
+        for y, m, (_, _, las, _) in zip(ys, means, drawn):
+            ax.text(max(max(las), m), y, f"  {m:.2f}", va="center", fontsize=7)
+        ax.set_title(f"{key[0].replace('UD_', '')} ({key[1]})", fontsize=9)
+        ax.set_xlabel("test LAS, gold sentences")
+        ax.grid(axis="x", alpha=0.3)
+    fig.suptitle("The final table, each system with its defaults: bar = mean, dots = seeds, dashed = "
+                 "spaCy's parser's mean\n(blue: this package, grey: spaCy's parser, green: UDPipe 1, "
+                 "purple: spaCy's biaffine parser; in brackets: seeds, recall of the gold "
+                 "non-projective arcs)", fontsize=9)
+    path = plot_dir / "final_table.png"
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def plots(groups, plot_dir: Path):
     import matplotlib
 
@@ -417,6 +481,10 @@ def plots(groups, plot_dir: Path):
     written = []
     if not keys:
         return written
+    # 0. the final table, the headline
+    final = final_plot(groups, plot_dir, plt)
+    if final is not None:
+        written.append(final)
     # 1. LAS by system x oracle, one panel per treebank (and pipeline)
     fig, axes = panel_grid(plt, len(keys))
     for ax, key in zip(axes, keys):
