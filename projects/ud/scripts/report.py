@@ -406,6 +406,13 @@ def panel_grid(plt, n: int):
     return fig, list(axes.flat[:n])
 
 
+def bar_color(system: str, dynamic: bool = True) -> str:
+    """A row's colour in the plots: spaCy's parser grey, the biaffine parser purple, UDPipe 1
+    green; the package's rows blue (an exploring oracle) or orange (a static one)."""
+    return ("tab:gray" if system == "spacy" else "tab:purple" if system == "biaffine" else
+            "tab:green" if system in EXTERNAL else "tab:blue" if dynamic else "tab:orange")
+
+
 def final_plot_rows(by_id, rows=FINAL_ROWS):
     """The final table's rows of one treebank as the headline plot draws them: (label, system,
     the seeds' test LAS with gold sentences, mean recall of the gold non-projective arcs or
@@ -431,18 +438,18 @@ def final_plot(groups, plot_dir: Path, plt, rows=FINAL_ROWS):
     panels = [(key, drawn) for key, drawn in panels if drawn]
     if not panels:
         return None
+    plot_dir.mkdir(parents=True, exist_ok=True)
     # two panels a row and a constrained layout: the row labels are long
     ncols = min(2, len(panels))
     nrows = math.ceil(len(panels) / ncols)
-    fig, grid = plt.subplots(nrows, ncols, figsize=(8 * ncols, 0.3 * len(FINAL_ROWS) * nrows + 1.5),
+    fig, grid = plt.subplots(nrows, ncols, figsize=(8 * ncols, 0.3 * len(rows) * nrows + 1.5),
                              squeeze=False, layout="constrained")
     for ax in grid.flat[len(panels):]:
         ax.set_visible(False)
     for ax, (key, drawn) in zip(grid.flat, panels):
         ys = range(len(drawn))[::-1]      # the table's first row on top
         means = [statistics.fmean(las) for _, _, las, _ in drawn]
-        colors = ["tab:gray" if system == "spacy" else "tab:purple" if system == "biaffine" else
-                  "tab:green" if system in EXTERNAL else "tab:blue" for _, system, _, _ in drawn]
+        colors = [bar_color(system) for _, system, _, _ in drawn]
         ax.barh(list(ys), means, color=colors, alpha=0.8)
         for y, (_, _, las, _) in zip(ys, drawn):
             ax.plot(las, [y] * len(las), "k.", ms=4)
@@ -492,10 +499,8 @@ def plots(groups, plot_dir: Path):
         vals = [[value(r, "test", ("LAS", "f1")) for r in groups[key][i]] for i in ids]
         means = [statistics.fmean([v for v in vs if v is not None] or [0]) for vs in vals]
         errs = [statistics.stdev(vs) if len(vs) > 1 else 0 for vs in vals]
-        colors = ["tab:gray" if i == "spacy_parser" else
-                  "tab:purple" if groups[key][i][0]["info"]["system"] == "biaffine" else
-                  "tab:green" if groups[key][i][0]["info"]["system"] in EXTERNAL else
-                  ("tab:blue" if groups[key][i][0]["info"].get("dynamic") else "tab:orange") for i in ids]
+        colors = [bar_color(groups[key][i][0]["info"]["system"], groups[key][i][0]["info"].get("dynamic"))
+                  for i in ids]
         ax.bar(range(len(ids)), means, yerr=errs, color=colors, capsize=3)
         crowded = len(ids) > 20     # Hungarian holds every side experiment
         ticks, values = ((dict(rotation=90, ha="center", fontsize=6), dict(rotation=90, fontsize=5))
