@@ -132,6 +132,11 @@ def value(run, split, path):
     return dig(source, path)
 
 
+def seed_values(rs, split, path):
+    """The runs' values at path in split, one per seed that has it (None left out)."""
+    return [v for v in (value(r, split, path) for r in rs) if v is not None]
+
+
 def fmt(values, decimals):
     values = [v for v in values if v is not None]
     if not values:
@@ -213,15 +218,14 @@ def final_table(groups, rows=FINAL_ROWS, columns=FINAL_COLUMNS):
         present = [(label, rid) for label, rid in rows if rid in by_id]
         if not present:
             continue
-        stock = [value(r, "test_gold_sents", las_path) for r in by_id.get("spacy_parser", [])]
-        stock = [v for v in stock if v is not None]
+        stock = seed_values(by_id.get("spacy_parser", []), "test_gold_sents", las_path)
         lines += [f"### {tb} ({pipe} pipeline)", "",
                   "| row | seeds | " + " | ".join(h for h, *_ in columns) + " | Δ |",
                   "|---|--:|" + "--:|" * (len(columns) + 1)]
         for label, rid in present:
             rs = by_id[rid]
             cells = [fmt([value(r, split, path) for r in rs], dec)[0] for _, split, path, dec in columns]
-            mine = [v for v in (value(r, "test_gold_sents", las_path) for r in rs) if v is not None]
+            mine = seed_values(rs, "test_gold_sents", las_path)
             delta = ""
             if rid != "spacy_parser" and mine and stock:
                 delta = difference(mine, stock)
@@ -270,7 +274,7 @@ def issue19_scoreboard(groups):
     if not by_tb:
         return []
     tbs = [tb for tb in ISSUE19_TARGETS if tb in by_tb]
-    per_seed = lambda rs, split: [v for v in (value(r, split, las) for r in rs) if v is not None]
+    per_seed = lambda rs, split: seed_values(rs, split, las)
     seeds = lambda rs: len(per_seed(rs, gold))
     lines = ["## Issue 19's done-when, from the records", "",
              f"Test LAS, mean over seeds (seeds); met / missed once both rows have {FINAL_SEEDS} "
@@ -421,10 +425,10 @@ def final_plot_rows(by_id, rows=FINAL_ROWS):
     drawn = []
     for label, rid in rows:
         rs = by_id.get(rid, [])
-        las = [v for v in (value(r, "test_gold_sents", las_path) for r in rs) if v is not None]
+        las = seed_values(rs, "test_gold_sents", las_path)
         if not las:
             continue
-        recall = [v for v in (value(r, "test_gold_sents", recall_path) for r in rs) if v is not None]
+        recall = seed_values(rs, "test_gold_sents", recall_path)
         drawn.append((label, rs[0]["info"]["system"], las, statistics.fmean(recall) if recall else None))
     return drawn
 
@@ -628,8 +632,7 @@ def stopping_rule(runs, patiences=(200, 400, 600, 800, 1200)):
 
 
 def mean_of(rs, path, split="test"):
-    vals = [value(r, split, path) for r in rs]
-    vals = [v for v in vals if v is not None]
+    vals = seed_values(rs, split, path)
     return statistics.fmean(vals) if vals else None
 
 
