@@ -11,9 +11,10 @@ training time, as mean ± std over seeds (std over >= 2 seeds); the best mean of
 column per treebank in bold. Across treebanks, a summary: every run id trained on two or
 more of them, each exploring oracle minus the static ones of its system (with the seeds in
 which it is higher), and the best of ours against spaCy's parser and UDPipe 1.
-Plots: las_by_system.png (LAS per system x oracle, one panel per treebank),
-learning_curves.png (dev LAS during training, static dashed / dynamic solid),
-speed_vs_las.png.
+Plots: final_table.png (the final table's rows), las_by_system.png (test LAS of every run
+id, one panel per treebank), learning_curves.png (dev LAS during training of the final rows,
+or of every run where a treebank has none; static dashed / dynamic solid), speed_vs_las.png
+(test LAS against words/s, one panel per treebank).
 """
 import argparse
 import json
@@ -399,12 +400,14 @@ def plot_label(rid: str) -> str:
     return re.sub(r"true(?=-|$)", "", rid.replace("system_options.", ""))
 
 
-def panel_grid(plt, n: int):
-    """A figure with n panels in rows of 3 (six treebank panels in one row are unreadable);
-    the unused cells of the last row are hidden. Returns (figure, the n axes)."""
-    ncols = min(3, n)
+def panel_grid(plt, n: int, per_row: int = 3, panel_size=(6, 5)):
+    """A figure with n panels in rows of `per_row` (six treebank panels in one row are
+    unreadable), each `panel_size` inches; the unused cells of the last row are hidden.
+    Returns (figure, the n axes)."""
+    ncols = min(per_row, n)
     nrows = math.ceil(n / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(6 * ncols, 5 * nrows), squeeze=False)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(panel_size[0] * ncols, panel_size[1] * nrows),
+                             squeeze=False)
     for ax in axes.flat[n:]:
         ax.set_visible(False)
     return fig, list(axes.flat[:n])
@@ -431,6 +434,13 @@ def final_plot_rows(by_id, rows=FINAL_ROWS):
         recall = seed_values(rs, "test_gold_sents", recall_path)
         drawn.append((label, rs[0]["info"]["system"], las, statistics.fmean(recall) if recall else None))
     return drawn
+
+
+def curve_rows(by_id, rows=FINAL_ROWS):
+    """The runs a treebank's learning-curve panel draws, as (label, run id): the final table's
+    rows that have runs, in its order, or every run where it has none (a screen)."""
+    final = [(label, rid) for label, rid in rows if by_id.get(rid)]
+    return final or [(plot_label(rid), rid) for rid in by_id]
 
 
 def final_plot(groups, plot_dir: Path, plt, rows=FINAL_ROWS):
@@ -496,62 +506,68 @@ def plots(groups, plot_dir: Path):
     final = final_plot(groups, plot_dir, plt)
     if final is not None:
         written.append(final)
-    # 1. LAS by system x oracle, one panel per treebank (and pipeline)
-    fig, axes = panel_grid(plt, len(keys))
-    for ax, key in zip(axes, keys):
+    # 1. LAS by system x oracle, one panel per treebank (and pipeline) in one column, bars
+    # lying down: the run ids are long, and Hungarian holds every side experiment
+    sizes = [len(groups[key]) for key in keys]
+    fig, axes = plt.subplots(len(keys), 1, figsize=(10, 0.17 * sum(sizes) + 1.1 * len(keys) + 0.5),
+                             squeeze=False, layout="constrained",
+                             gridspec_kw={"height_ratios": [n + 6 for n in sizes]})
+    for ax, key in zip(axes[:, 0], keys):
         ids = list(groups[key])
         vals = [[value(r, "test", ("LAS", "f1")) for r in groups[key][i]] for i in ids]
         means = [statistics.fmean([v for v in vs if v is not None] or [0]) for vs in vals]
         errs = [statistics.stdev(vs) if len(vs) > 1 else 0 for vs in vals]
         colors = [bar_color(groups[key][i][0]["info"]["system"], groups[key][i][0]["info"].get("dynamic"))
                   for i in ids]
-        ax.bar(range(len(ids)), means, yerr=errs, color=colors, capsize=3)
-        crowded = len(ids) > 20     # Hungarian holds every side experiment
-        ticks, values = ((dict(rotation=90, ha="center", fontsize=6), dict(rotation=90, fontsize=5))
-                         if crowded else (dict(rotation=45, ha="right", fontsize=8), dict(fontsize=7)))
-        ax.set_xticks(range(len(ids)), [plot_label(i) for i in ids], **ticks)
+        ys = range(len(ids))[::-1]        # the first run on top
+        ax.barh(list(ys), means, xerr=errs, color=colors, capsize=2, height=0.7)
+        ax.set_yticks(list(ys), [plot_label(i) for i in ids], fontsize=6)
+        ax.set_ylim(-0.6, len(ids) - 0.4)
         lo = min(means) if means else 0
-        ax.set_ylim(max(0, lo - 10), min(100, max(means) + 3))
+        ax.set_xlim(max(0, lo - 10), min(100, max(means) + 3))
         ax.set_title(f"{key[0].replace('UD_', '')} ({key[1]})", fontsize=9)
-        ax.set_ylabel("test LAS")
-        for x, m in enumerate(means):
-            ax.text(x, m, f"{m:.1f}", ha="center", va="bottom", **values)
+        ax.set_xlabel("test LAS")
+        ax.grid(axis="x", alpha=0.3)
+        for y, m, e in zip(ys, means, errs):
+            ax.text(m + e, y, f" {m:.1f}", va="center", fontsize=6)     # past the error bar
     fig.suptitle("Test LAS by system x oracle (blue: exploring oracle, orange: static, grey: spaCy parser, "
                  "green: UDPipe 1, purple: spaCy's biaffine parser)", fontsize=9)
-    fig.tight_layout()
     fig.savefig(plot_dir / "las_by_system.png", dpi=110)
     plt.close(fig)
     written.append(plot_dir / "las_by_system.png")
-    # 2. learning curves
-    fig, axes = panel_grid(plt, len(keys))
-    cmap = plt.get_cmap("tab10")
+    # 2. learning curves: the final table's rows where a treebank has them (every side
+    # experiment in one panel was unreadable), else every run; a run's seeds share a colour
+    fig, axes = panel_grid(plt, len(keys), per_row=2, panel_size=(8, 5.5))
+    palette = plt.get_cmap("tab20")
     for ax, key in zip(axes, keys):
-        systems = sorted({r["info"]["system"] for rs in groups[key].values() for r in rs})
-        for rid, rs in groups[key].items():
+        top = 0.0
+        for j, (label, rid) in enumerate(curve_rows(groups[key])):
+            rs = groups[key][rid]
             for r in rs:
                 pts = curve(r)
                 if not pts:
                     continue
+                top = max(top, max(p[2] for p in pts))
                 style = "-" if r["info"].get("dynamic") else ("--" if r["info"]["system"] != "spacy" else ":")
-                color = cmap(systems.index(r["info"]["system"]) % 10)
-                label = rid if r["info"]["seed"] == rs[0]["info"]["seed"] else None
-                ax.plot([p[0] for p in pts], [p[2] for p in pts], style, color=color, label=label, lw=1.2)
-        # mark where each epoch starts (first evaluation logged in it)
-        marked = set()
-        for rs in groups[key].values():
-            for r in rs:
-                for step, epoch, _ in curve(r):
-                    if epoch and epoch not in marked:
-                        marked.add(epoch)
-                        ax.axvline(step, color="grey", lw=0.6, ls=":")
-                        ax.text(step, ax.get_ylim()[0], f" epoch {epoch}", fontsize=6, color="grey",
-                                rotation=90, va="bottom")
-                break
-            break
+                ax.plot([p[0] for p in pts], [p[2] for p in pts], style, color=palette(j % 20),
+                        label=label if r is rs[0] else None, lw=1.1)
+        # where the epochs start (first evaluation logged in each), at most a dozen marks
+        steps = {}
+        for step, epoch, _ in next((curve(r) for rs in groups[key].values() for r in rs if curve(r)), []):
+            if epoch:
+                steps.setdefault(epoch, step)
+        stride = max(1, math.ceil(len(steps) / 12))
+        ax.set_ylim(max(0.0, top - 30), min(100.0, top + 2))     # the converging part, not the climb
+        for epoch, step in sorted(steps.items()):
+            if (epoch - 1) % stride == 0:
+                ax.axvline(step, color="grey", lw=0.6, ls=":")
+                ax.text(step, ax.get_ylim()[0], f" epoch {epoch}", fontsize=6, color="grey",
+                        rotation=90, va="bottom")
         ax.set_title(f"{key[0].replace('UD_', '')} ({key[1]})", fontsize=9)
         ax.set_xlabel("training step (dev evaluated every eval_frequency steps)")
         ax.set_ylabel("dev LAS (spaCy scorer)")
-        ax.legend(fontsize=7)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=6, loc="lower right")
         ax.grid(alpha=0.3)
     fig.suptitle("Dev LAS during training (solid: exploring oracle, dashed: static, dotted: spaCy's parser)",
                  fontsize=9)
@@ -559,10 +575,11 @@ def plots(groups, plot_dir: Path):
     fig.savefig(plot_dir / "learning_curves.png", dpi=110)
     plt.close(fig)
     written.append(plot_dir / "learning_curves.png")
-    # 3. parse speed vs LAS
-    fig, ax = plt.subplots(figsize=(6.5, 4.5))
-    markers = "osD^v<>ph*"
-    for k, key in enumerate(keys):
+    # 3. parse speed vs LAS, one panel per treebank (one legend for all of them overflowed the
+    # figure once the runs passed twenty); a run is a colour x marker pair, its seeds' mean
+    fig, axes = panel_grid(plt, len(keys), per_row=1, panel_size=(12, 5.5))
+    palette, markers = plt.get_cmap("tab20"), "osD^v<>ph*"
+    for ax, key in zip(axes, keys):
         for j, (rid, rs) in enumerate(groups[key].items()):
             speed = [value(r, "test", ("speed", "words_per_s")) for r in rs]
             las = [value(r, "test", ("LAS", "f1")) for r in rs]
@@ -570,13 +587,18 @@ def plots(groups, plot_dir: Path):
             if not pts:
                 continue
             ax.scatter([statistics.fmean(p[0] for p in pts)], [statistics.fmean(p[1] for p in pts)],
-                       marker=markers[k % len(markers)], color=cmap(j % 10),
-                       label=f"{key[0].replace('UD_', '')} {plot_label(rid)}")
-    ax.set_xlabel("parse speed, words/s (whole pipeline, test set)")
-    ax.set_ylabel("test LAS")
-    ax.legend(fontsize=6, ncol=1, loc="best")
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
+                       marker=markers[(j // 20) % len(markers)], color=palette(j % 20), s=36,
+                       label=plot_label(rid))
+        ax.set_title(f"{key[0].replace('UD_', '')} ({key[1]})", fontsize=9)
+        ax.set_xlabel("parse speed, words/s (whole pipeline, test set)")
+        ax.set_ylabel("test LAS")
+        ax.grid(alpha=0.3)
+        handles = ax.get_legend_handles_labels()[0]
+        if handles:     # one column (two squeezed the axes); smaller type once it nears the height
+            ax.legend(fontsize=6 if len(handles) <= 30 else 5, loc="upper left",
+                      bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    fig.suptitle("Parse speed against test LAS (each point a run's mean over its seeds)", fontsize=9)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.3 / fig.get_figheight()))     # room for the title
     fig.savefig(plot_dir / "speed_vs_las.png", dpi=110)
     plt.close(fig)
     written.append(plot_dir / "speed_vs_las.png")
