@@ -263,7 +263,7 @@ def parse_command(
                        lenient=lenient, progress=lambda docs: progress_bar(docs, "parsing", "doc"))
     except _DATA_ERRORS as e:
         _fail(e)
-    msg.good(f"Wrote {n} sentences to {output_path}")
+    msg.good(f"Wrote {n} sentence{'' if n == 1 else 's'} to {output_path}")
 
 
 # --------------------------------------------------------------------------- stats
