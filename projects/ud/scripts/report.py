@@ -400,6 +400,11 @@ def plot_label(rid: str) -> str:
     return re.sub(r"true(?=-|$)", "", rid.replace("system_options.", ""))
 
 
+def panel_title(key) -> str:
+    """A plot panel's title: the treebank without "UD_" and the pipeline."""
+    return f"{key[0].replace('UD_', '')} ({key[1]})"
+
+
 def panel_grid(plt, n: int, per_row: int = 3, panel_size=(6, 5)):
     """A figure with n panels in rows of `per_row` (six treebank panels in one row are
     unreadable), each `panel_size` inches; the unused cells of the last row are hidden.
@@ -478,7 +483,7 @@ def final_plot(groups, plot_dir: Path, plt, rows=FINAL_ROWS):
         ax.set_xlim(max(0, low - 2), min(100, high + 1.5))
         for y, m, (_, _, las, _) in zip(ys, means, drawn):
             ax.text(max(max(las), m), y, f"  {m:.2f}", va="center", fontsize=7)
-        ax.set_title(f"{key[0].replace('UD_', '')} ({key[1]})", fontsize=9)
+        ax.set_title(panel_title(key), fontsize=9)
         ax.set_xlabel("test LAS, gold sentences")
         ax.grid(axis="x", alpha=0.3)
     fig.suptitle("The final table, each system with its defaults: bar = mean, dots = seeds, dashed = "
@@ -525,7 +530,7 @@ def plots(groups, plot_dir: Path):
         ax.set_ylim(-0.6, len(ids) - 0.4)
         lo = min(means) if means else 0
         ax.set_xlim(max(0, lo - 10), min(100, max(means) + 3))
-        ax.set_title(f"{key[0].replace('UD_', '')} ({key[1]})", fontsize=9)
+        ax.set_title(panel_title(key), fontsize=9)
         ax.set_xlabel("test LAS")
         ax.grid(axis="x", alpha=0.3)
         for y, m, e in zip(ys, means, errs):
@@ -553,7 +558,8 @@ def plots(groups, plot_dir: Path):
                         label=label if r is rs[0] else None, lw=1.1)
         # where the epochs start (first evaluation logged in each), at most a dozen marks
         steps = {}
-        for step, epoch, _ in next((curve(r) for rs in groups[key].values() for r in rs if curve(r)), []):
+        first = next((pts for rs in groups[key].values() for r in rs if (pts := curve(r))), [])
+        for step, epoch, _ in first:
             if epoch:
                 steps.setdefault(epoch, step)
         stride = max(1, math.ceil(len(steps) / 12))
@@ -563,7 +569,7 @@ def plots(groups, plot_dir: Path):
                 ax.axvline(step, color="grey", lw=0.6, ls=":")
                 ax.text(step, ax.get_ylim()[0], f" epoch {epoch}", fontsize=6, color="grey",
                         rotation=90, va="bottom")
-        ax.set_title(f"{key[0].replace('UD_', '')} ({key[1]})", fontsize=9)
+        ax.set_title(panel_title(key), fontsize=9)
         ax.set_xlabel("training step (dev evaluated every eval_frequency steps)")
         ax.set_ylabel("dev LAS (spaCy scorer)")
         if ax.get_legend_handles_labels()[0]:
@@ -589,7 +595,7 @@ def plots(groups, plot_dir: Path):
             ax.scatter([statistics.fmean(p[0] for p in pts)], [statistics.fmean(p[1] for p in pts)],
                        marker=markers[(j // 20) % len(markers)], color=palette(j % 20), s=36,
                        label=plot_label(rid))
-        ax.set_title(f"{key[0].replace('UD_', '')} ({key[1]})", fontsize=9)
+        ax.set_title(panel_title(key), fontsize=9)
         ax.set_xlabel("parse speed, words/s (whole pipeline, test set)")
         ax.set_ylabel("test LAS")
         ax.grid(alpha=0.3)
