@@ -723,9 +723,9 @@ def test_plots_stay_readable_with_every_side_experiment(tmp_path):
     matplotlib = pytest.importorskip("matplotlib")
     matplotlib.use("Agg")
     crowd = []
-    for tb, k, seed in itertools.product(("UD_Hungarian-Szeged", "UD_Latin-Perseus"), range(45), (0,)):
+    for tb, k in itertools.product(("UD_Hungarian-Szeged", "UD_Latin-Perseus"), range(45)):
         rid = f"arc_eager-system_options.beam_density0.0001-beam_update_prob0.5-beam_width{k}-dynamic"
-        r = _fake_run(tb, rid, "arc_eager", "dynamic", k % 2 == 0, seed, 50.0 + k / 3)
+        r = _fake_run(tb, rid, "arc_eager", "dynamic", k % 2 == 0, 0, 50.0 + k / 3)
         r["test"]["speed"] = {"words_per_s": 1000.0 * (k + 1)}
         r["log"] = [{"step": 100 * i, "epoch": i // 3, "scores": {"dep_las": 30.0 + i + k / 10}}
                     for i in range(10)]
