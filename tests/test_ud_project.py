@@ -1027,7 +1027,7 @@ def _fake_venv(tmp_path):
     return tmp_path / "venv"
 
 
-def test_biaffine_run_trains_in_its_venv_with_the_same_overrides(tmp_path):
+def test_biaffine_run_trains_in_its_venv_with_the_same_overrides(tmp_path, capsys):
     """--run biaffine: `spacy train` of configs/biaffine_tagger.cfg with the venv's python,
     the --code file that registers the CoNLL-U reader there, and the overrides of spaCy's
     parser run; without XPOS only the tagger leaves the pipeline."""
@@ -1058,9 +1058,13 @@ def test_biaffine_run_trains_in_its_venv_with_the_same_overrides(tmp_path):
         train_command(run, files, tmp_path / "out", pipeline="parser", venv=venv)
     with pytest.raises(SystemExit, match="biaffine-venv"):
         train_command(run, files, tmp_path / "out", pipeline="tagger", venv=tmp_path / "none")
-    with pytest.raises(SystemExit, match="a call of its own"):
+    with pytest.raises(SystemExit, match="a.b: overrides .* a call of its own"):
         run_matrix.main(["--treebanks", "UD_X", "--run", "biaffine", "--set", "a.b=1", "--variant", "v",
                          "--dry-run"])
+    # a [training] setting (a step cap) is in every config, the biaffine parser's too
+    run_matrix.main(["--treebanks", "UD_X", "--run", "biaffine", "--set", "training.max_steps=10",
+                     "--variant", "first10", "--dry-run"])
+    assert "UD_X parser biaffine+first10 seed 0" in capsys.readouterr().out
 
 
 def test_biaffine_predictions_come_back_with_the_pipelines_sentences(tmp_path):

@@ -93,9 +93,13 @@ def main(argv=None):
     if bool(settings) != bool(args.variant):
         raise SystemExit("--set and --variant go together: name the settings (--variant NAME) "
                          "so their runs do not share folders with the default ones")
-    if settings and any(r.system == BIAFFINE for r in runs):
-        raise SystemExit("--set overrides the spaCy parsers' configs; the biaffine parser has no "
-                         "parser component: run it in a call of its own")
+    # the [training] block is the same in every config (a step cap, say); the rest names the
+    # spaCy parsers' components, which the biaffine parser's config does not have
+    component_settings = sorted(k for k in settings if not k.startswith("training."))
+    if component_settings and any(r.system == BIAFFINE for r in runs):
+        raise SystemExit(f"--set {', '.join(component_settings)}: overrides the spaCy parsers' "
+                         "components; the biaffine parser has none of them (only training.* "
+                         "settings apply to it): run it in a call of its own")
     runs = [with_variant(r, args.variant) for r in runs]
     seeds = [int(s) for s in args.seeds.split(",")]
     jobs = [(tb, pipe, run, seed) for tb in csv(args.treebanks) for pipe in csv(args.pipelines)
